@@ -1,0 +1,195 @@
+// kernel_views.cpp — see kernel_views.h. All extent arithmetic is overflow-checked: a descriptor
+// is untrusted input.
+#include "kernel_views.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdlib>
+#include <utility>
+
+namespace hwinfer::cpu {
+
+namespace {
+
+std::string shape_string(const int64_t* shape, uint32_t rank) {
+  std::string text = "[";
+  for (uint32_t d = 0; d < rank; ++d) {
+    if (d > 0) text += ", ";
+    text += std::to_string(shape[d]);
+  }
+  return text + "]";
+}
+
+hwinfer_error* invalid(const ViewExpectation& e, const char* format_tail, const std::string& a,
+                       const std::string& b = {}) {
+  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT, "cpu %s: operand %s %s%s%s", e.kernel,
+                            e.operand, format_tail, a.c_str(), b.c_str());
+}
+
+// [lowest, highest] byte offsets (relative to offset_bytes) the view touches, the last element's
+// bytes included. False on overflow.
+bool view_extent(const hwinfer_tensor_view& view, uint64_t element_bytes, int64_t* lowest,
+                 int64_t* end) {
+  int64_t low = 0;
+  int64_t high = static_cast<int64_t>(element_bytes);
+  for (uint32_t d = 0; d < view.rank; ++d) {
+    int64_t span = 0;
+    if (__builtin_mul_overflow(view.shape[d] - 1, view.strides_bytes[d], &span)) return false;
+    if (span < 0 ? __builtin_add_overflow(low, span, &low)
+                 : __builtin_add_overflow(high, span, &high)) {
+      return false;
+    }
+  }
+  *lowest = low;
+  *end = high;
+  return true;
+}
+
+// True when no two elements of the view share a byte: with the dimensions sorted by |stride|, each
+// stride must step over everything the smaller ones span.
+bool view_is_non_overlapping(const hwinfer_tensor_view& view, uint64_t element_bytes) {
+  struct Dim {
+    uint64_t stride;
+    uint64_t extent;
+  };
+  Dim dims[HWINFER_MAX_RANK];
+  uint32_t count = 0;
+  for (uint32_t d = 0; d < view.rank; ++d) {
+    if (view.shape[d] <= 1) continue;
+    dims[count++] = {static_cast<uint64_t>(std::llabs(view.strides_bytes[d])),
+                     static_cast<uint64_t>(view.shape[d])};
+  }
+  for (uint32_t i = 1; i < count; ++i) {  // insertion sort by stride (at most 4 dimensions)
+    for (uint32_t j = i; j > 0 && dims[j].stride < dims[j - 1].stride; --j) {
+      std::swap(dims[j], dims[j - 1]);
+    }
+  }
+  uint64_t covered = element_bytes;  // bytes spanned by the dimensions so far
+  for (uint32_t i = 0; i < count; ++i) {
+    if (dims[i].stride < covered) return false;
+    covered = dims[i].stride * dims[i].extent;  // extents were checked against the buffer
+  }
+  return true;
+}
+
+}  // namespace
+
+uint64_t dtype_element_bytes(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_F32:
+    case HWINFER_DTYPE_I32:
+      return 4;
+    case HWINFER_DTYPE_F16:
+    case HWINFER_DTYPE_BF16:
+      return 2;
+    case HWINFER_DTYPE_I8:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+std::string dtype_name(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_F32:
+      return "F32";
+    case HWINFER_DTYPE_F16:
+      return "F16";
+    case HWINFER_DTYPE_BF16:
+      return "BF16";
+    case HWINFER_DTYPE_Q4_0:
+      return "Q4_0";
+    case HWINFER_DTYPE_Q8_0:
+      return "Q8_0";
+    case HWINFER_DTYPE_I8:
+      return "I8";
+    case HWINFER_DTYPE_I32:
+      return "I32";
+    default:
+      return "dtype " + std::to_string(dtype);
+  }
+}
+
+bool dtype_is_known(uint32_t dtype) {
+  return dtype_element_bytes(dtype) != 0 || dtype == HWINFER_DTYPE_Q4_0 ||
+         dtype == HWINFER_DTYPE_Q8_0;
+}
+
+hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation& e,
+                          const hwinfer_device* device, bool require_buffer) {
+  if (view.struct_size < sizeof(hwinfer_tensor_view)) {
+    return invalid(e, "has struct_size ", std::to_string(view.struct_size),
+                   ", smaller than hwinfer_tensor_view");
+  }
+  if (view.dtype != e.dtype) {
+    return invalid(e, "has dtype ", dtype_name(view.dtype), "; expected " + dtype_name(e.dtype));
+  }
+  if (view.rank != e.rank) {
+    return invalid(
+        e, "has rank ", std::to_string(view.rank),
+        "; expected " + std::string(e.shape_names) + " = " + shape_string(e.shape, e.rank));
+  }
+  if (!std::equal(e.shape, e.shape + e.rank, view.shape)) {
+    return invalid(
+        e, "has shape ", shape_string(view.shape, view.rank),
+        "; expected " + std::string(e.shape_names) + " = " + shape_string(e.shape, e.rank));
+  }
+  const uint64_t element_bytes = dtype_element_bytes(e.dtype);
+  for (uint32_t d = 0; d < view.rank; ++d) {
+    if (view.strides_bytes[d] % static_cast<int64_t>(element_bytes) != 0) {
+      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                                "cpu %s: operand %s has stride %" PRId64
+                                " bytes in dimension %u, not a multiple of its %" PRIu64
+                                "-byte elements",
+                                e.kernel, e.operand, view.strides_bytes[d], d, element_bytes);
+    }
+  }
+  if (e.contiguous && view.strides_bytes[view.rank - 1] != static_cast<int64_t>(element_bytes)) {
+    return hwinfer_make_error(
+        HWINFER_STATUS_UNSUPPORTED,
+        "cpu %s: operand %s must be contiguous (innermost stride %" PRIu64 " bytes); got %" PRId64,
+        e.kernel, e.operand, element_bytes, view.strides_bytes[view.rank - 1]);
+  }
+  int64_t lowest = 0;
+  int64_t end = 0;
+  if (!view_extent(view, element_bytes, &lowest, &end)) {
+    return invalid(e, "has shape and strides whose byte extent overflows: shape ",
+                   shape_string(view.shape, view.rank),
+                   ", strides " + shape_string(view.strides_bytes, view.rank));
+  }
+  if (e.is_output && !view_is_non_overlapping(view, element_bytes)) {
+    return invalid(e, "is an output whose elements overlap: strides ",
+                   shape_string(view.strides_bytes, view.rank));
+  }
+  if (view.buffer == nullptr) {
+    if (!require_buffer) return nullptr;
+    return invalid(e, "has no buffer", "");
+  }
+  if (view.buffer->device != device) {
+    return invalid(e, "lives in a buffer of another device", "");
+  }
+  const uint64_t size = view.buffer->size_bytes;
+  const uint64_t offset = view.offset_bytes;
+  const bool below = lowest < 0 && static_cast<uint64_t>(-lowest) > offset;
+  const bool above = offset > size || static_cast<uint64_t>(end) > size - offset;
+  if (below || above) {
+    return hwinfer_make_error(
+        HWINFER_STATUS_INVALID_ARGUMENT,
+        "cpu %s: operand %s (offset %" PRIu64
+        ", shape %s, strides %s) "
+        "addresses bytes [%" PRId64 ", %" PRId64
+        ") of the view, outside "
+        "its %" PRIu64 "-byte buffer",
+        e.kernel, e.operand, offset, shape_string(view.shape, view.rank).c_str(),
+        shape_string(view.strides_bytes, view.rank).c_str(), lowest, end, size);
+  }
+  if (reinterpret_cast<uintptr_t>(view_data(view)) % element_bytes != 0) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "cpu %s: operand %s starts at an address not aligned to its %" PRIu64
+                              "-byte elements (offset %" PRIu64 ")",
+                              e.kernel, e.operand, element_bytes, offset);
+  }
+  return nullptr;
+}
+
+}  // namespace hwinfer::cpu

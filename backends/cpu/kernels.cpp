@@ -1,0 +1,321 @@
+// kernels.cpp — the CPU plugin's kernel table and kernel_query. Implemented: GEMM (F32) and the
+// bandwidth probe; every other slot is NULL until its kernel lands.
+//
+// Each kernel has one check_* function shared by kernel_query and the enqueue slot, so the answer
+// to "can you run this?" and the enqueue-time validation never disagree. kernel_query accepts
+// views without buffers (the core asks before it allocates); enqueue requires them. Malformed
+// descriptors are INVALID_ARGUMENT in both; well-formed ones the backend cannot run are
+// UNSUPPORTED with a reason (an error at enqueue, supported = 0 from kernel_query). The kernels
+// themselves run on the stream's worker thread and fan out through the plugin's pool; nothing here
+// may run a kernel on the enqueueing thread.
+#include <algorithm>
+#include <cinttypes>
+#include <initializer_list>
+
+#include "bandwidth_probe.h"
+#include "cpu_internal.h"
+#include "gemm_f32.h"
+#include "kernel_views.h"
+
+namespace hwinfer::cpu {
+
+namespace {
+
+constexpr const char* kHalfGemmReason = "f16/bf16 gemm is not implemented in the cpu backend yet";
+
+hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
+  if (struct_size >= expected) return nullptr;
+  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                            "cpu %s: descriptor struct_size %" PRIu32
+                            " is smaller than this kernel's descriptor (%zu bytes)",
+                            kernel, struct_size, expected);
+}
+
+ViewExpectation expect(const char* kernel, const char* operand, uint32_t dtype,
+                       const char* shape_names, std::initializer_list<int64_t> shape) {
+  ViewExpectation e;
+  e.kernel = kernel;
+  e.operand = operand;
+  e.dtype = dtype;
+  e.rank = static_cast<uint32_t>(shape.size());
+  std::copy(shape.begin(), shape.end(), e.shape);
+  e.shape_names = shape_names;
+  return e;
+}
+
+// ---- GEMM --------------------------------------------------------------------------------------
+//   a: [m, k] F32;  b: [k, n] F32 (or [n, k] when b_transposed);  c: [m, n] F32
+// Any element-aligned strides (b transposed is just other strides); c must not overlap itself.
+
+hwinfer_error* check_gemm_dtype(uint32_t dtype, const char* operand) {
+  if (dtype == HWINFER_DTYPE_F32 || dtype == HWINFER_DTYPE_F16 || dtype == HWINFER_DTYPE_BF16) {
+    return nullptr;
+  }
+  if (dtype_is_known(dtype)) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu gemm: operand %s has dtype %s; gemm takes F32, F16 or BF16",
+                              operand, dtype_name(dtype).c_str());
+  }
+  return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED, "cpu gemm: operand %s has unknown %s",
+                            operand, dtype_name(dtype).c_str());
+}
+
+hwinfer_error* check_gemm(const hwinfer_device* device, const hwinfer_gemm_desc& d,
+                          bool require_buffers) {
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), "gemm")) return error;
+  if (d.m <= 0 || d.n <= 0 || d.k <= 0) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu gemm: m, n and k must be > 0; got m=%" PRId64 " n=%" PRId64
+                              " k=%" PRId64,
+                              d.m, d.n, d.k);
+  }
+  if (d.b_transposed > 1) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu gemm: b_transposed must be 0 or 1; got %" PRIu32,
+                              d.b_transposed);
+  }
+  const struct {
+    const hwinfer_tensor_view* view;
+    const char* name;
+  } operands[] = {{&d.a, "a"}, {&d.b, "b"}, {&d.c, "c"}};
+  for (const auto& operand : operands) {
+    if (operand.view->struct_size < sizeof(hwinfer_tensor_view)) break;  // check_view reports it
+    if (hwinfer_error* error = check_gemm_dtype(operand.view->dtype, operand.name)) return error;
+  }
+  for (const auto& operand : operands) {
+    if (operand.view->struct_size >= sizeof(hwinfer_tensor_view) &&
+        operand.view->dtype != HWINFER_DTYPE_F32) {
+      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED, "%s", kHalfGemmReason);
+    }
+  }
+  const ViewExpectation a = expect("gemm", "a", HWINFER_DTYPE_F32, "[m, k]", {d.m, d.k});
+  const ViewExpectation b = d.b_transposed != 0
+                                ? expect("gemm", "b", HWINFER_DTYPE_F32, "[n, k]", {d.n, d.k})
+                                : expect("gemm", "b", HWINFER_DTYPE_F32, "[k, n]", {d.k, d.n});
+  ViewExpectation c = expect("gemm", "c", HWINFER_DTYPE_F32, "[m, n]", {d.m, d.n});
+  c.is_output = true;
+  if (hwinfer_error* error = check_view(d.a, a, device, require_buffers)) return error;
+  if (hwinfer_error* error = check_view(d.b, b, device, require_buffers)) return error;
+  if (hwinfer_error* error = check_view(d.c, c, device, require_buffers)) return error;
+  return nullptr;
+}
+
+GemmF32Problem gemm_problem(const hwinfer_gemm_desc& d) {
+  constexpr int64_t kF32 = sizeof(float);
+  GemmF32Problem p;
+  p.m = d.m;
+  p.n = d.n;
+  p.k = d.k;
+  p.a = reinterpret_cast<const float*>(view_data(d.a));
+  p.a_row_stride = d.a.strides_bytes[0] / kF32;
+  p.a_col_stride = d.a.strides_bytes[1] / kF32;
+  p.b = reinterpret_cast<const float*>(view_data(d.b));
+  // B[l, j]: b[l, j] of a [k, n] view, or b[j, l] of an [n, k] view.
+  const int dim_l = d.b_transposed != 0 ? 1 : 0;
+  p.b_row_stride = d.b.strides_bytes[dim_l] / kF32;
+  p.b_col_stride = d.b.strides_bytes[1 - dim_l] / kF32;
+  p.c = reinterpret_cast<float*>(view_data(d.c));
+  p.c_row_stride = d.c.strides_bytes[0] / kF32;
+  p.c_col_stride = d.c.strides_bytes[1] / kF32;
+  p.alpha = d.alpha;
+  p.beta = d.beta;
+  return p;
+}
+
+hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc) {
+  return guarded("gemm", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(stream, "gemm: stream")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "gemm: desc")) return error;
+    if (hwinfer_error* error = check_gemm(stream->device, *desc, true)) return error;
+    const GemmF32Problem problem = gemm_problem(*desc);
+    ThreadPool* pool = stream->pool;
+    const GemmIsa isa = stream->gemm_isa;
+    return stream->worker.enqueue([problem, pool, isa]() -> hwinfer_error* {
+      gemm_f32(problem, *pool, isa);
+      return nullptr;
+    });
+  });
+}
+
+// ---- bandwidth probe ---------------------------------------------------------------------------
+//   src: [size_bytes] I8 (READ, COPY);  dst: [size_bytes] I8 (COPY, WRITE);  sink: [>= 64] I8
+//   (READ)
+// Operands a mode does not use are ignored. All used views must be contiguous.
+
+constexpr int64_t kSinkMinBytes = 64;
+
+hwinfer_error* check_bandwidth_probe(const hwinfer_device* device,
+                                     const hwinfer_bandwidth_probe_desc& d, bool require_buffers) {
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), "bandwidth_probe")) {
+    return error;
+  }
+  if (d.mode != HWINFER_PROBE_READ && d.mode != HWINFER_PROBE_COPY &&
+      d.mode != HWINFER_PROBE_WRITE) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "cpu bandwidth_probe: unknown mode %" PRIu32
+                              " (the cpu backend has READ=0, COPY=1, WRITE=2)",
+                              d.mode);
+  }
+  if (d.size_bytes == 0 || d.size_bytes > static_cast<uint64_t>(INT64_MAX)) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu bandwidth_probe: size_bytes must be in [1, 2^63); got %" PRIu64,
+                              d.size_bytes);
+  }
+  const auto size = static_cast<int64_t>(d.size_bytes);
+  const bool uses_src = d.mode != HWINFER_PROBE_WRITE;
+  const bool uses_dst = d.mode != HWINFER_PROBE_READ;
+  const bool uses_sink = d.mode == HWINFER_PROBE_READ;
+  ViewExpectation src = expect("bandwidth_probe", "src", HWINFER_DTYPE_I8, "[size_bytes]", {size});
+  ViewExpectation dst = expect("bandwidth_probe", "dst", HWINFER_DTYPE_I8, "[size_bytes]", {size});
+  src.contiguous = dst.contiguous = true;
+  dst.is_output = true;
+  if (uses_src) {
+    if (hwinfer_error* error = check_view(d.src, src, device, require_buffers)) return error;
+  }
+  if (uses_dst) {
+    if (hwinfer_error* error = check_view(d.dst, dst, device, require_buffers)) return error;
+  }
+  if (uses_sink) {
+    // The sink may be longer than 64 bytes: check it against its own length, then the minimum.
+    const int64_t sink_bytes =
+        d.sink.struct_size >= sizeof(hwinfer_tensor_view) && d.sink.rank == 1 ? d.sink.shape[0] : 0;
+    ViewExpectation sink = expect("bandwidth_probe", "sink", HWINFER_DTYPE_I8, "[>= 64]",
+                                  {std::max(sink_bytes, kSinkMinBytes)});
+    sink.contiguous = true;
+    sink.is_output = true;
+    if (hwinfer_error* error = check_view(d.sink, sink, device, require_buffers)) return error;
+  }
+  if (d.mode == HWINFER_PROBE_COPY && d.src.buffer != nullptr && d.dst.buffer != nullptr) {
+    const auto src_begin = reinterpret_cast<uintptr_t>(view_data(d.src));
+    const auto dst_begin = reinterpret_cast<uintptr_t>(view_data(d.dst));
+    if (src_begin < dst_begin + d.size_bytes && dst_begin < src_begin + d.size_bytes) {
+      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                "cpu bandwidth_probe: COPY src and dst overlap in memory");
+    }
+  }
+  return nullptr;
+}
+
+hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
+                                       const hwinfer_bandwidth_probe_desc* desc) {
+  return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(stream, "bandwidth_probe: stream")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "bandwidth_probe: desc")) return error;
+    if (hwinfer_error* error = check_bandwidth_probe(stream->device, *desc, true)) return error;
+    BandwidthProbeArgs args;
+    args.mode = desc->mode;
+    args.iterations = desc->iterations;
+    args.size_bytes = desc->size_bytes;
+    if (desc->mode != HWINFER_PROBE_WRITE) args.src = view_data(desc->src);
+    if (desc->mode != HWINFER_PROBE_READ) args.dst = view_data(desc->dst);
+    if (desc->mode == HWINFER_PROBE_READ) args.sink = view_data(desc->sink);
+    ThreadPool* pool = stream->pool;
+    return stream->worker.enqueue([args, pool]() -> hwinfer_error* {
+      bandwidth_probe(args, *pool);
+      return nullptr;
+    });
+  });
+}
+
+const char* kernel_kind_name(uint32_t kind) {
+  switch (kind) {
+    case HWINFER_KERNEL_GEMM:
+      return "gemm";
+    case HWINFER_KERNEL_MATMUL_QUANTIZED:
+      return "matmul_quantized";
+    case HWINFER_KERNEL_ATTENTION_PREFILL:
+      return "attention_prefill";
+    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
+      return "attention_decode_paged";
+    case HWINFER_KERNEL_KV_APPEND:
+      return "kv_append";
+    case HWINFER_KERNEL_RMS_NORM:
+      return "rms_norm";
+    case HWINFER_KERNEL_ROPE:
+      return "rope";
+    case HWINFER_KERNEL_SILU_MUL:
+      return "silu_mul";
+    case HWINFER_KERNEL_EMBEDDING:
+      return "embedding";
+    case HWINFER_KERNEL_BANDWIDTH_PROBE:
+      return "bandwidth_probe";
+    default:
+      return nullptr;
+  }
+}
+
+// Turns a check result into a kernel_query answer: UNSUPPORTED becomes supported = 0 with the
+// error's message as the reason; other errors are returned as they are.
+hwinfer_error* answer(hwinfer_error* check, hwinfer_kernel_support* out) {
+  if (check == nullptr) {
+    hwinfer_set_support(out, HWINFER_KERNEL_SUPPORTED, "%s", "");
+    return nullptr;
+  }
+  if (check->code != HWINFER_STATUS_UNSUPPORTED) return check;
+  hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED, "%s", check->message);
+  check->destroy(check);
+  return nullptr;
+}
+
+const hwinfer_kernel_table kKernelTable = {
+    .struct_size = sizeof(hwinfer_kernel_table),
+    .reserved0 = 0,
+    .gemm = &enqueue_gemm,
+    .matmul_quantized = nullptr,
+    .attention_prefill = nullptr,
+    .attention_decode_paged = nullptr,
+    .kv_append = nullptr,
+    .rms_norm = nullptr,
+    .rope = nullptr,
+    .silu_mul = nullptr,
+    .embedding = nullptr,
+    .bandwidth_probe = &enqueue_bandwidth_probe,
+};
+
+}  // namespace
+
+hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
+                            hwinfer_kernel_support* out) {
+  return guarded("kernel_query", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(device, "kernel_query: device")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "kernel_query: desc")) return error;
+    if (hwinfer_error* error = require_non_null(out, "kernel_query: out")) return error;
+    if (hwinfer_error* error =
+            check_desc_size(desc->struct_size, sizeof(hwinfer_kernel_desc), "kernel_query")) {
+      return error;
+    }
+    switch (desc->kind) {
+      case HWINFER_KERNEL_GEMM:
+        if (hwinfer_error* error =
+                check_desc_size(desc->struct_size, sizeof(hwinfer_gemm_desc), "gemm")) {
+          return error;
+        }
+        return answer(check_gemm(device, *reinterpret_cast<const hwinfer_gemm_desc*>(desc), false),
+                      out);
+      case HWINFER_KERNEL_BANDWIDTH_PROBE:
+        if (hwinfer_error* error = check_desc_size(
+                desc->struct_size, sizeof(hwinfer_bandwidth_probe_desc), "bandwidth_probe")) {
+          return error;
+        }
+        return answer(
+            check_bandwidth_probe(
+                device, *reinterpret_cast<const hwinfer_bandwidth_probe_desc*>(desc), false),
+            out);
+      default:
+        break;
+    }
+    if (const char* name = kernel_kind_name(desc->kind)) {
+      hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED,
+                          "%s is not implemented in the cpu backend yet", name);
+    } else {
+      hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED,
+                          "unknown kernel kind %" PRIu32 " (newer than this cpu plugin)",
+                          desc->kind);
+    }
+    return nullptr;
+  });
+}
+
+const hwinfer_kernel_table* kernel_table() { return &kKernelTable; }
+
+}  // namespace hwinfer::cpu

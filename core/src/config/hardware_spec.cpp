@@ -1,0 +1,124 @@
+// hardware_spec.cpp — reads configs/hardware/*.yaml into a HardwareSpec (SI units: bytes, bytes/s,
+// FLOP/s, seconds). The schema is in hardware_spec.h.
+//
+// Strict like the runtime config: unknown keys, wrong types, non-positive peaks and missing
+// required keys are one-line errors naming file:line:column. It must not measure or guess
+// anything: a value absent from the file stays 0 ("not given").
+#include "hwinfer/hardware_spec.h"
+
+#include <string_view>
+#include <vector>
+
+#include "config/yaml_checks.h"
+
+namespace hwinfer {
+namespace {
+
+using config_internal::MapEntry;
+
+const std::vector<std::string_view> kSpecKeys = {
+    "name", "vendor", "memory_gib", "peak_bandwidth_gb_per_s", "peak_tflops", "launch_overhead_us"};
+const std::vector<std::string_view> kDtypeKeys = {"f32", "f16", "bf16", "int8"};
+
+constexpr double kBytesPerGB = 1e9;
+constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kFlopsPerTflops = 1e12;
+constexpr double kSecondsPerUs = 1e-6;
+
+// A number > 0; |form| says what the number means ("GB/s, 1 GB = 1e9 bytes").
+StatusOr<double> GetPositive(const std::string& file, const MapEntry& entry,
+                             const std::string& form) {
+  const std::optional<double> value =
+      entry.value.IsScalar() ? config_internal::ParseNumber(entry.value.Scalar()) : std::nullopt;
+  if (!value || *value <= 0) {
+    return config_internal::ErrorAt(config_internal::ValueLocation(file, entry),
+                                    "'" + entry.key + "' must be a number > 0 (" + form +
+                                        "); got " + config_internal::Describe(entry.value));
+  }
+  return *value;
+}
+
+Status ReadPeakTflops(const std::string& file, const MapEntry& entry, HardwareSpec& spec) {
+  HWINFER_ASSIGN_OR_RETURN(
+      const std::vector<MapEntry> dtypes,
+      config_internal::ReadMap(file, entry.value, config_internal::ValueLocation(file, entry),
+                               "'peak_tflops'", kDtypeKeys));
+  if (dtypes.empty()) {
+    return config_internal::ErrorAt(
+        config_internal::ValueLocation(file, entry),
+        "'peak_tflops' must list at least one of: " + config_internal::JoinKeys(kDtypeKeys));
+  }
+  for (MapEntry dtype : dtypes) {
+    dtype.key = "peak_tflops." + dtype.key;
+    HWINFER_ASSIGN_OR_RETURN(const double tflops,
+                             GetPositive(file, dtype, "dense TFLOPS, or tera-ops/s for int8"));
+    const double flops = tflops * kFlopsPerTflops;
+    if (dtype.key == "peak_tflops.f32") spec.peak_flops_f32 = flops;
+    if (dtype.key == "peak_tflops.f16") spec.peak_flops_f16 = flops;
+    if (dtype.key == "peak_tflops.bf16") spec.peak_flops_bf16 = flops;
+    if (dtype.key == "peak_tflops.int8") spec.peak_flops_int8 = flops;
+  }
+  return Status::Ok();
+}
+
+StatusOr<HardwareSpec> ParseHardwareSpec(const std::string& text, const std::string& path) {
+  HWINFER_ASSIGN_OR_RETURN(
+      const YAML::Node root,
+      config_internal::ParseSingleDocument(
+          text, path, "a map with 'name', 'peak_bandwidth_gb_per_s' and 'peak_tflops'"));
+  HWINFER_ASSIGN_OR_RETURN(
+      const std::vector<MapEntry> entries,
+      config_internal::ReadMap(path, root, config_internal::LocationOf(path, root), "hardware spec",
+                               kSpecKeys));
+  for (std::string_view required : {"name", "peak_bandwidth_gb_per_s", "peak_tflops"}) {
+    HWINFER_RETURN_IF_ERROR(
+        config_internal::RequireKey(path, root, "hardware spec", entries, required));
+  }
+
+  HardwareSpec spec;
+  spec.file = path;
+  for (const MapEntry& entry : entries) {
+    if (entry.key == "name") {
+      HWINFER_ASSIGN_OR_RETURN(spec.name, config_internal::GetString(path, entry));
+    } else if (entry.key == "vendor") {
+      HWINFER_ASSIGN_OR_RETURN(spec.vendor, config_internal::GetString(path, entry));
+    } else if (entry.key == "memory_gib") {
+      HWINFER_ASSIGN_OR_RETURN(const double gib,
+                               GetPositive(path, entry, "GiB, 1 GiB = 2^30 bytes"));
+      spec.memory_bytes = gib * kBytesPerGiB;
+    } else if (entry.key == "peak_bandwidth_gb_per_s") {
+      HWINFER_ASSIGN_OR_RETURN(const double gb_per_s,
+                               GetPositive(path, entry, "GB/s, 1 GB = 1e9 bytes"));
+      spec.peak_bandwidth_bytes_per_s = gb_per_s * kBytesPerGB;
+    } else if (entry.key == "peak_tflops") {
+      HWINFER_RETURN_IF_ERROR(ReadPeakTflops(path, entry, spec));
+    } else if (entry.key == "launch_overhead_us") {
+      const std::optional<double> us = entry.value.IsScalar()
+                                           ? config_internal::ParseNumber(entry.value.Scalar())
+                                           : std::nullopt;
+      if (!us || *us < 0) {
+        return config_internal::ErrorAt(
+            config_internal::ValueLocation(path, entry),
+            "'launch_overhead_us' must be a number >= 0 (microseconds); got " +
+                config_internal::Describe(entry.value));
+      }
+      spec.launch_overhead_s = *us * kSecondsPerUs;
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
+StatusOr<HardwareSpec> LoadHardwareSpec(const std::string& path) {
+  HWINFER_ASSIGN_OR_RETURN(const std::string text,
+                           config_internal::ReadTextFile(path, "hardware file"));
+  try {
+    return ParseHardwareSpec(text, path);
+  } catch (const YAML::Exception& e) {
+    // Not expected (types are checked before use); keeps the no-throw contract.
+    return InvalidArgument(path + ": unexpected YAML error: " + e.msg);
+  }
+}
+
+}  // namespace hwinfer

@@ -1,0 +1,126 @@
+// tensor_view.cpp — dtype sizes and contiguous hwinfer_tensor_view construction. Pure arithmetic:
+// no allocation, no device calls.
+#include "hwinfer/tensor_view.h"
+
+#include <cstring>
+
+namespace hwinfer {
+
+uint32_t DtypeElementBytes(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_F32:
+      return 4;
+    case HWINFER_DTYPE_F16:
+      return 2;
+    case HWINFER_DTYPE_BF16:
+      return 2;
+    case HWINFER_DTYPE_I8:
+      return 1;
+    case HWINFER_DTYPE_I32:
+      return 4;
+    default:
+      return 0;
+  }
+}
+
+uint32_t DtypeBlockValues(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_Q8_0:
+      return HWINFER_QK8_0;
+    case HWINFER_DTYPE_Q4_0:
+      return HWINFER_QK4_0;
+    default:
+      return 1;
+  }
+}
+
+uint32_t DtypeBlockBytes(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_Q8_0:
+      return HWINFER_Q8_0_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q4_0:
+      return HWINFER_Q4_0_BLOCK_BYTES;
+    default:
+      return DtypeElementBytes(dtype);
+  }
+}
+
+const char* DtypeName(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_F32:
+      return "f32";
+    case HWINFER_DTYPE_F16:
+      return "f16";
+    case HWINFER_DTYPE_BF16:
+      return "bf16";
+    case HWINFER_DTYPE_Q8_0:
+      return "q8_0";
+    case HWINFER_DTYPE_Q4_0:
+      return "q4_0";
+    case HWINFER_DTYPE_I8:
+      return "i8";
+    case HWINFER_DTYPE_I32:
+      return "i32";
+    default:
+      return "unknown";
+  }
+}
+
+uint64_t RowBytes(uint32_t dtype, int64_t n_values) {
+  const uint64_t blocks = static_cast<uint64_t>(n_values) / DtypeBlockValues(dtype);
+  return blocks * DtypeBlockBytes(dtype);
+}
+
+hwinfer_tensor_view ContiguousView(hwinfer_buffer* buffer, uint64_t offset_bytes, uint32_t dtype,
+                                   std::initializer_list<int64_t> shape) {
+  hwinfer_tensor_view view = NoView();
+  view.dtype = dtype;
+  view.buffer = buffer;
+  view.offset_bytes = offset_bytes;
+  view.rank =
+      static_cast<uint32_t>(shape.size() > HWINFER_MAX_RANK ? HWINFER_MAX_RANK : shape.size());
+  uint32_t i = 0;
+  for (int64_t dim : shape) {
+    if (i == view.rank) break;
+    view.shape[i++] = dim;
+  }
+  if (view.rank == 0) return view;
+  const bool blocked = DtypeBlockValues(dtype) > 1;
+  int64_t stride = static_cast<int64_t>(RowBytes(dtype, view.shape[view.rank - 1]));
+  view.strides_bytes[view.rank - 1] = blocked ? 0 : DtypeElementBytes(dtype);
+  for (int d = static_cast<int>(view.rank) - 2; d >= 0; --d) {
+    view.strides_bytes[d] = stride;
+    stride *= view.shape[d];
+  }
+  return view;
+}
+
+hwinfer_tensor_view ContiguousView(const Buffer& buffer, uint64_t offset_bytes, uint32_t dtype,
+                                   std::initializer_list<int64_t> shape) {
+  return ContiguousView(buffer.handle(), offset_bytes, dtype, shape);
+}
+
+hwinfer_tensor_view NoView() {
+  hwinfer_tensor_view view;
+  std::memset(&view, 0, sizeof(view));
+  view.struct_size = sizeof(view);
+  return view;
+}
+
+uint64_t ViewEndBytes(const hwinfer_tensor_view& view) {
+  if (view.rank == 0) return view.offset_bytes;
+  uint64_t end = view.offset_bytes;
+  for (uint32_t d = 0; d + 1 < view.rank; ++d) {
+    if (view.shape[d] <= 0) return view.offset_bytes;
+    end += static_cast<uint64_t>(view.shape[d] - 1) * static_cast<uint64_t>(view.strides_bytes[d]);
+  }
+  const int64_t inner = view.shape[view.rank - 1];
+  if (inner <= 0) return view.offset_bytes;
+  if (DtypeBlockValues(view.dtype) > 1) return end + RowBytes(view.dtype, inner);
+  return end +
+         static_cast<uint64_t>(inner - 1) *
+             static_cast<uint64_t>(view.strides_bytes[view.rank - 1]) +
+         DtypeElementBytes(view.dtype);
+}
+
+}  // namespace hwinfer

@@ -1,0 +1,32 @@
+/*
+ * frozen_plugin.c — hwinfer-abi-frozen.so: a plugin compiled ONLY against the frozen ABI 1.0
+ * header (tests/abi/frozen/v1_0/hwinfer/plugin.h), standing for a vendor binary built years ago.
+ * Every later hwinfer of major 1 must load it, list its device, allocate, copy and run its one
+ * kernel (bandwidth_probe). It must not be rebuilt against the live header: the build gives it the
+ * frozen include folder and nothing else.
+ */
+#include <string.h>
+
+#include "minimal_backend.h"
+
+#if HWINFER_ABI_MAJOR != 1u || HWINFER_ABI_MINOR != 0u
+#error "frozen_plugin.c must be compiled against the frozen ABI 1.0 header"
+#endif
+
+const abi_backend_config abi_backend = {"abi-frozen", "Frozen 1.0 device", {0}, 0};
+
+HWINFER_PLUGIN_EXPORT hwinfer_error* hwinfer_plugin_query(uint32_t abi_major,
+                                                          uint32_t host_max_minor,
+                                                          const hwinfer_host_api* host,
+                                                          const hwinfer_plugin_api** out_api) {
+  static hwinfer_plugin_api api;
+  (void)host_max_minor;
+  (void)host;
+  if (out_api == NULL) return abi_error(HWINFER_STATUS_INVALID_ARGUMENT, "out_api is NULL");
+  if (abi_major != 1u) {
+    return abi_error(HWINFER_STATUS_UNSUPPORTED, "this plugin implements ABI major 1");
+  }
+  abi_fill_api(&api);
+  *out_api = &api;
+  return NULL;
+}

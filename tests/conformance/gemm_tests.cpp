@@ -1,0 +1,192 @@
+// gemm_tests.cpp — conformance of the f32 gemm kernel against the CPU scalar reference on fresh
+// random inputs (the seed is in every failure message; HWINFER_CONFORMANCE_SEED=<seed> repeats
+// it): odd shapes, the m = 1 gemv case, b_transposed 0 and 1, alpha/beta (beta = 0 ignores a
+// NaN-poisoned c, beta = 0.5 uses it), padded rows and unaligned view offsets, and malformed
+// descriptors rejected with an error instead of a crash. A shape the device answers UNSUPPORTED
+// for is skipped with its reason; a shape it claims and then gets wrong fails. Must not loosen
+// the tolerance per backend.
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "conformance_fixture.h"
+#include "gemm_case.h"
+#include "hwinfer/tensor_view.h"
+
+namespace hwinfer::conformance {
+namespace {
+
+using GemmTest = ConformanceTest;
+
+struct Shape {
+  int64_t m, n, k;
+};
+const Shape kOddShapes[] = {{1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {128, 96, 200}};
+const Shape kGemvShapes[] = {{1, 7, 3}, {1, 33, 65}, {1, 1000, 513}, {1, 4096, 64}};
+const Shape kScalingShapes[] = {{3, 5, 7}, {17, 33, 65}, {1, 33, 65}};
+
+// |shapes| x b_transposed {0, 1}, each with |base|'s remaining settings.
+std::vector<GemmCase> Cases(const Shape* shapes, size_t count, const GemmCase& base) {
+  std::vector<GemmCase> cases;
+  for (size_t i = 0; i < count; ++i) {
+    for (bool transposed : {false, true}) {
+      GemmCase gemm = base;
+      gemm.m = shapes[i].m;
+      gemm.n = shapes[i].n;
+      gemm.k = shapes[i].k;
+      gemm.b_transposed = transposed;
+      cases.push_back(gemm);
+    }
+  }
+  return cases;
+}
+
+// Runs every case with inputs from one seed. Cases the device answers UNSUPPORTED for are listed
+// in a note, or skip the test (with the reasons) when that is all of them.
+void RunCases(Device& device, Stream& stream, const std::vector<GemmCase>& cases) {
+  const uint64_t seed = TestSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
+                                  << " repeats these inputs)");
+  std::mt19937_64 rng(seed);
+  int ran = 0;
+  std::string unsupported;
+  int unsupported_count = 0;
+  for (const GemmCase& gemm : cases) {
+    const GemmOutcome outcome = RunGemmCase(device, stream, gemm, rng);
+    if (outcome.ran) {
+      ++ran;
+    } else if (outcome.unsupported) {
+      ++unsupported_count;
+      unsupported += (unsupported.empty() ? "" : "; ") + outcome.reason;
+    } else {
+      return;  // a setup or query failure, already reported
+    }
+  }
+  if (ran == 0) {
+    [&] { GTEST_SKIP() << device.id() << " does not support these gemm cases: " << unsupported; }();
+  } else if (unsupported_count > 0) {
+    testing::Test::RecordProperty("unsupported_cases", unsupported);
+    std::printf("    note: %d of %zu cases unsupported: %s\n", unsupported_count, cases.size(),
+                unsupported.c_str());
+  }
+}
+
+TEST_P(GemmTest, MatchesReferenceOnOddShapes) {
+  RunCases(device(), stream(), Cases(kOddShapes, std::size(kOddShapes), GemmCase{}));
+}
+
+TEST_P(GemmTest, GemvMatchesReference) {
+  RunCases(device(), stream(), Cases(kGemvShapes, std::size(kGemvShapes), GemmCase{}));
+}
+
+TEST_P(GemmTest, AlphaScalesAndBetaZeroIgnoresNanInC) {
+  GemmCase base;
+  base.alpha = -1.5f;
+  base.beta = 0.0f;
+  RunCases(device(), stream(), Cases(kScalingShapes, std::size(kScalingShapes), base));
+}
+
+TEST_P(GemmTest, BetaHalfAccumulatesPriorC) {
+  GemmCase base;
+  base.alpha = 0.75f;
+  base.beta = 0.5f;
+  RunCases(device(), stream(), Cases(kScalingShapes, std::size(kScalingShapes), base));
+}
+
+// Row strides larger than the rows (padding that must stay untouched) and view offsets that are
+// 4-byte but not 16-byte aligned.
+TEST_P(GemmTest, PaddedRowsAndUnalignedOffsets) {
+  GemmCase base;
+  base.pad_a = 3;
+  base.pad_b = 5;
+  base.pad_c = 2;
+  base.offset_bytes = 68;
+  base.beta = 0.5f;
+  RunCases(device(), stream(), Cases(kScalingShapes, std::size(kScalingShapes), base));
+}
+
+// A well-formed 4x5x6 gemm with views that exactly fill their buffers, mutated one way at a time.
+TEST_P(GemmTest, MalformedDescriptorsAreRejected) {
+  constexpr int64_t m = 4, n = 5, k = 6;
+  constexpr uint64_t kCBytes = m * n * sizeof(float);
+  ASSERT_OK_AND_ASSIGN(Buffer a, FilledBuffer(device(), stream(), m * k * sizeof(float), 0));
+  ASSERT_OK_AND_ASSIGN(Buffer b, FilledBuffer(device(), stream(), k * n * sizeof(float), 0));
+  ASSERT_OK_AND_ASSIGN(Buffer c, FilledBuffer(device(), stream(), kCBytes, kPoisonByte));
+  hwinfer_gemm_desc valid;
+  std::memset(&valid, 0, sizeof(valid));
+  valid.struct_size = sizeof(valid);
+  valid.kind = HWINFER_KERNEL_GEMM;
+  valid.m = m;
+  valid.n = n;
+  valid.k = k;
+  valid.alpha = 1.0f;
+  valid.a = ContiguousView(a, 0, HWINFER_DTYPE_F32, {m, k});
+  valid.b = ContiguousView(b, 0, HWINFER_DTYPE_F32, {k, n});
+  valid.c = ContiguousView(c, 0, HWINFER_DTYPE_F32, {m, n});
+  if (!RequireKernel(device(), AsKernelDesc(valid))) return;
+
+  struct Variant {
+    const char* what;
+    bool shape_or_dtype;  // kernel_query must not answer SUPPORTED either
+    void (*mutate)(hwinfer_gemm_desc&);
+  };
+  const Variant variants[] = {
+      {"k = 0", true,
+       [](hwinfer_gemm_desc& d) {
+         d.k = 0;
+         d.a.shape[1] = 0;
+         d.b.shape[0] = 0;
+       }},
+      {"m < 0", true,
+       [](hwinfer_gemm_desc& d) {
+         d.m = -4;
+         d.a.shape[0] = -4;
+         d.c.shape[0] = -4;
+       }},
+      {"a's shape disagrees with m, k", true, [](hwinfer_gemm_desc& d) { d.a.shape[1] = 7; }},
+      {"a has rank 1", true,
+       [](hwinfer_gemm_desc& d) {
+         d.a.rank = 1;
+         d.a.shape[0] = 24;
+         d.a.shape[1] = 0;
+       }},
+      {"b_transposed = 2", true, [](hwinfer_gemm_desc& d) { d.b_transposed = 2; }},
+      {"c has dtype i32", true, [](hwinfer_gemm_desc& d) { d.c.dtype = HWINFER_DTYPE_I32; }},
+      {"c's view runs 4 bytes past its buffer", false,
+       [](hwinfer_gemm_desc& d) { d.c.offset_bytes = 4; }},
+      {"a's row stride runs past its buffer", false,
+       [](hwinfer_gemm_desc& d) { d.a.strides_bytes[0] *= 2; }},
+      {"c's offset + size wraps past 2^64", false,
+       [](hwinfer_gemm_desc& d) { d.c.offset_bytes = UINT64_MAX - 8; }},
+      {"c has no buffer", false, [](hwinfer_gemm_desc& d) { d.c.buffer = nullptr; }},
+  };
+  for (const Variant& variant : variants) {
+    SCOPED_TRACE(variant.what);
+    hwinfer_gemm_desc desc = valid;
+    variant.mutate(desc);
+    if (variant.shape_or_dtype) {
+      auto support = device().QueryKernel(AsKernelDesc(desc));
+      EXPECT_FALSE(support.ok() && support->supported)
+          << "kernel_query answered SUPPORTED for a malformed descriptor";
+    }
+    Status launched = stream().Launch(AsKernelDesc(desc));
+    EXPECT_FALSE(launched.ok()) << "a malformed gemm was accepted at enqueue (plugin.h: errors the "
+                                   "plugin can see at enqueue time are returned then)";
+    if (launched.ok()) {
+      Status synced = stream().Synchronize();
+      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
+    }
+  }
+  EXPECT_OK(stream().Synchronize());  // rejected launches leave the stream usable
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> c_after, Download(stream(), c));
+  EXPECT_TRUE(BytesAre(c_after.data(), c_after.size(), kPoisonByte, "c after rejected launches"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Gemm, GemmTest, testing::ValuesIn(BackendParams()), BackendParamName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(GemmTest);
+
+}  // namespace
+}  // namespace hwinfer::conformance

@@ -1,0 +1,45 @@
+// tools/cli/cli_common.h — what every `hwinfer` subcommand shares: the global options
+// (--config, --plugin-path, --log-level), building the Registry from them, and reporting errors
+// as one line on stderr with a non-zero exit. Subcommands live one per file and register
+// themselves in main.cpp through the Add*Command functions declared here.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "hwinfer/registry.h"
+#include "hwinfer/status.h"
+
+namespace hwinfer::cli {
+
+struct GlobalOptions {
+  std::string config_file;                // --config; empty = every plugin on the search path
+  std::vector<std::string> plugin_paths;  // --plugin-path (searched first)
+  std::string log_level;                  // --log-level; empty = config or HWINFER_LOG_LEVEL
+};
+
+// Exit codes: 0 success, 1 an error was reported; usage errors exit with CLI11's own non-zero
+// codes.
+constexpr int kExitError = 1;
+
+// Prints "hwinfer: error: <status message>" to stderr and returns kExitError.
+int ReportError(const Status& status);
+
+// Applies --log-level / the config's level / HWINFER_LOG_LEVEL, then loads the registry from the
+// config file, or from every plugin on the search path when there is none.
+StatusOr<Registry> BuildRegistry(const GlobalOptions& options);
+
+// Human-readable byte counts and rates: "23.4 GiB", "41.2 GB/s", "1.23 TFLOP/s".
+std::string FormatBytes(double bytes);
+std::string FormatBandwidth(double bytes_per_s);
+std::string FormatFlops(double flops_per_s);
+
+// Each subcommand: registers itself on |app|; when chosen, its callback sets |exit_code|.
+void AddDevicesCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddProbeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddPluginCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddConfigCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddConformanceCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+
+}  // namespace hwinfer::cli

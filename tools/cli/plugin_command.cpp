@@ -1,0 +1,120 @@
+// plugin_command.cpp — `hwinfer plugin check PATH [--json] [--option KEY=VALUE]...`: loads one
+// plugin file and reports everything about it (identity, ABI, devices, kernel support, a memory
+// round trip), or exactly why it cannot be loaded (not found, not a shared library, no query
+// symbol, ABI major mismatch, init failure) as one line with a non-zero exit.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "cli_common.h"
+#include "device_json.h"
+#include "hwinfer/log.h"
+#include "kernel_catalog.h"
+
+namespace hwinfer::cli {
+namespace {
+
+struct PluginCheckOptions {
+  std::string path;
+  std::vector<std::string> options;  // KEY=VALUE
+  bool json = false;
+};
+
+// Allocates a buffer, copies 4099 bytes in and out through a stream and compares them.
+Status RoundTrip(Device& device) {
+  constexpr uint64_t kSize = 4099;
+  HWINFER_ASSIGN_OR_RETURN(Buffer buffer, device.Allocate(kSize + 13));
+  HWINFER_ASSIGN_OR_RETURN(Stream stream, device.CreateStream());
+  std::vector<uint8_t> in(kSize), out(kSize, 0);
+  for (uint64_t i = 0; i < kSize; ++i) in[i] = static_cast<uint8_t>(i * 7 + 3);
+  HWINFER_RETURN_IF_ERROR(stream.CopyH2D(in.data(), buffer, 13, kSize));
+  HWINFER_RETURN_IF_ERROR(stream.CopyD2H(buffer, 13, out.data(), kSize));
+  HWINFER_RETURN_IF_ERROR(stream.Synchronize());
+  if (in != out) return Internal("host->device->host round trip returned different bytes");
+  return Status::Ok();
+}
+
+int RunPluginCheck(const GlobalOptions& global, const PluginCheckOptions& options) {
+  if (!global.log_level.empty()) {
+    auto level = ParseLogLevel(global.log_level);
+    if (!level.ok()) return ReportError(level.status());
+    SetLogLevel(*level);
+  }
+  OptionMap plugin_options;
+  for (const std::string& option : options.options) {
+    const size_t eq = option.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return ReportError(InvalidArgument("--option '" + option + "': expected KEY=VALUE"));
+    }
+    plugin_options[option.substr(0, eq)] = option.substr(eq + 1);
+  }
+  auto plugin = Plugin::Load(options.path, plugin_options);
+  if (!plugin.ok()) return ReportError(plugin.status());
+  auto count = (*plugin)->DeviceCount();
+  if (!count.ok()) return ReportError(count.status());
+
+  nlohmann::json out = {{"plugin", PluginJson(**plugin)}, {"devices", nlohmann::json::array()}};
+  const std::vector<CatalogEntry> catalog = KernelCatalog();
+  for (uint32_t ordinal = 0; ordinal < *count; ++ordinal) {
+    auto device = (*plugin)->OpenDevice(ordinal);
+    if (!device.ok()) return ReportError(device.status());
+    nlohmann::json entry = DeviceInfoJson((*device)->info());
+    entry["id"] = (*device)->id();
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const CatalogEntry& kernel : catalog) {
+      auto support = (*device)->QueryKernel(*kernel.desc);
+      if (!support.ok()) return ReportError(support.status());
+      kernels.push_back({{"kernel", kernel.name},
+                         {"supported", support->supported},
+                         {"reason", support->reason}});
+    }
+    entry["kernels"] = kernels;
+    Status round_trip = RoundTrip(**device);
+    if (!round_trip.ok()) return ReportError(round_trip.WithContext((*device)->id()));
+    entry["memory_round_trip"] = "ok";
+    out["devices"].push_back(entry);
+  }
+
+  if (options.json) {
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  const PluginIdentity& id = (*plugin)->identity();
+  fmt::print("plugin:   {}\n", id.path);
+  fmt::print("name:     {}\nversion:  {}\nABI:      {}.{} (host {}.{})\n", id.name, id.version,
+             id.abi_major, id.abi_minor, HWINFER_ABI_MAJOR, HWINFER_ABI_MINOR);
+  fmt::print("devices:  {}\n", *count);
+  for (uint32_t ordinal = 0; ordinal < *count; ++ordinal) {
+    const nlohmann::json& entry = out["devices"][ordinal];
+    fmt::print("  {}\n", entry["id"].get<std::string>());
+    auto info = (*plugin)->GetDeviceInfo(ordinal);
+    if (info.ok()) PrintDeviceInfo(*info, "      ");
+    fmt::print("      memory round trip: ok\n      kernels:\n");
+    for (const nlohmann::json& kernel : entry["kernels"]) {
+      const bool supported = kernel["supported"].get<bool>();
+      const std::string reason = kernel["reason"].get<std::string>();
+      fmt::print("        {:<32} {}{}\n", kernel["kernel"].get<std::string>(),
+                 supported ? "supported" : "unsupported",
+                 reason.empty() ? "" : " (" + reason + ")");
+    }
+  }
+  fmt::print("result:   OK\n");
+  return 0;
+}
+
+}  // namespace
+
+void AddPluginCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  CLI::App* plugin = app.add_subcommand("plugin", "Inspect plugin files");
+  plugin->require_subcommand(1);
+  auto options = std::make_shared<PluginCheckOptions>();
+  CLI::App* check = plugin->add_subcommand(
+      "check", "Load one plugin file and report everything about it, or why it fails");
+  check->add_option("path", options->path, "Plugin shared library")->required();
+  check->add_option("--option", options->options, "plugin_init option KEY=VALUE (repeatable)");
+  check->add_flag("--json", options->json, "Print JSON");
+  check->callback([&global, &exit_code, options] { exit_code = RunPluginCheck(global, *options); });
+}
+
+}  // namespace hwinfer::cli

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# tools/run-tests.sh — README command (2), and what CI runs: installs what is missing, builds,
+# runs every test through ctest, then builds the tests again with ASan+UBSan in a separate folder
+# and runs them there; any sanitizer report fails the run.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+jobs="$(nproc 2>/dev/null || echo 2)"
+
+echo "== build and test (build/) =="
+"$repo/tools/setup.sh" "$repo/build" -DHWINFER_WARNINGS_AS_ERRORS=ON
+ctest --test-dir "$repo/build" --output-on-failure -j "$jobs"
+
+echo "== ASan + UBSan build and test (build-asan/) =="
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+"$repo/tools/setup.sh" "$repo/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+  -DHWINFER_SANITIZE=address,undefined -DHWINFER_WARNINGS_AS_ERRORS=ON \
+  -DHWINFER_BUILD_BENCHMARKS=OFF
+ctest --test-dir "$repo/build-asan" --output-on-failure -j "$jobs"

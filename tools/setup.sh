@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tools/setup.sh [BUILD_DIR] [extra cmake args...] — installs the Debian packages hwinfer needs
+# (only those missing), then configures and builds into BUILD_DIR (default: build).
+# Used by tools/quickstart.sh and tools/run-tests.sh; safe to run again (incremental).
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${1:-$repo/build}"
+shift || true
+
+packages=(
+  g++ cmake ninja-build pkg-config
+  libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing missing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -q
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs="$(nproc 2>/dev/null || echo 2)"
+cmake -S "$repo" -B "$build_dir" -G Ninja "$@"
+cmake --build "$build_dir" -j "$jobs"
