@@ -217,33 +217,6 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
   });
 }
 
-const char* kernel_kind_name(uint32_t kind) {
-  switch (kind) {
-    case HWINFER_KERNEL_GEMM:
-      return "gemm";
-    case HWINFER_KERNEL_MATMUL_QUANTIZED:
-      return "matmul_quantized";
-    case HWINFER_KERNEL_ATTENTION_PREFILL:
-      return "attention_prefill";
-    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-      return "attention_decode_paged";
-    case HWINFER_KERNEL_KV_APPEND:
-      return "kv_append";
-    case HWINFER_KERNEL_RMS_NORM:
-      return "rms_norm";
-    case HWINFER_KERNEL_ROPE:
-      return "rope";
-    case HWINFER_KERNEL_SILU_MUL:
-      return "silu_mul";
-    case HWINFER_KERNEL_EMBEDDING:
-      return "embedding";
-    case HWINFER_KERNEL_BANDWIDTH_PROBE:
-      return "bandwidth_probe";
-    default:
-      return nullptr;
-  }
-}
-
 // Turns a check result into a kernel_query answer: UNSUPPORTED becomes supported = 0 with the
 // error's message as the reason; other errors are returned as they are.
 hwinfer_error* answer(hwinfer_error* check, hwinfer_kernel_support* out) {
@@ -304,7 +277,7 @@ hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* d
       default:
         break;
     }
-    if (const char* name = kernel_kind_name(desc->kind)) {
+    if (const char* name = hwinfer_kernel_kind_name(desc->kind)) {
       hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED,
                           "%s is not implemented in the cpu backend yet", name);
     } else {

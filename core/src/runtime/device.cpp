@@ -9,6 +9,7 @@
 
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/plugin_loader.h"
+#include "hwinfer/plugin_support.h"
 
 namespace hwinfer {
 namespace {
@@ -90,30 +91,8 @@ void DeviceInfo::ApplyHardwareSpec(const HardwareSpec& spec) {
 }
 
 const char* KernelKindName(uint32_t kind) {
-  switch (kind) {
-    case HWINFER_KERNEL_GEMM:
-      return "gemm";
-    case HWINFER_KERNEL_MATMUL_QUANTIZED:
-      return "matmul_quantized";
-    case HWINFER_KERNEL_ATTENTION_PREFILL:
-      return "attention_prefill";
-    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-      return "attention_decode_paged";
-    case HWINFER_KERNEL_KV_APPEND:
-      return "kv_append";
-    case HWINFER_KERNEL_RMS_NORM:
-      return "rms_norm";
-    case HWINFER_KERNEL_ROPE:
-      return "rope";
-    case HWINFER_KERNEL_SILU_MUL:
-      return "silu_mul";
-    case HWINFER_KERNEL_EMBEDDING:
-      return "embedding";
-    case HWINFER_KERNEL_BANDWIDTH_PROBE:
-      return "bandwidth_probe";
-    default:
-      return "unknown";
-  }
+  const char* name = hwinfer_kernel_kind_name(kind);
+  return name != nullptr ? name : "unknown";
 }
 
 // ---- Device ---------------------------------------------------------------------------------

@@ -72,6 +72,35 @@ static inline void hwinfer_copy_out(void* dst, const void* src, size_t src_size)
   }
 }
 
+/* The name of a kernel kind ("gemm", "attention_decode_paged", ...), NULL for a kind this header
+ * does not know. */
+static inline const char* hwinfer_kernel_kind_name(uint32_t kind) {
+  switch (kind) {
+    case HWINFER_KERNEL_GEMM:
+      return "gemm";
+    case HWINFER_KERNEL_MATMUL_QUANTIZED:
+      return "matmul_quantized";
+    case HWINFER_KERNEL_ATTENTION_PREFILL:
+      return "attention_prefill";
+    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
+      return "attention_decode_paged";
+    case HWINFER_KERNEL_KV_APPEND:
+      return "kv_append";
+    case HWINFER_KERNEL_RMS_NORM:
+      return "rms_norm";
+    case HWINFER_KERNEL_ROPE:
+      return "rope";
+    case HWINFER_KERNEL_SILU_MUL:
+      return "silu_mul";
+    case HWINFER_KERNEL_EMBEDDING:
+      return "embedding";
+    case HWINFER_KERNEL_BANDWIDTH_PROBE:
+      return "bandwidth_probe";
+    default:
+      return NULL;
+  }
+}
+
 /* Copies a NUL-terminated string into a fixed char array, truncating. */
 static inline void hwinfer_copy_string(char* dst, size_t dst_size, const char* src) {
   if (dst_size == 0) return;
