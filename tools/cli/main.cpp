@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   AddPluginCommand(app, global, exit_code);
   AddConfigCommand(app, global, exit_code);
   AddConformanceCommand(app, global, exit_code);
+  AddKvSizeCommand(app, exit_code);
 
   CLI11_PARSE(app, argc, argv);
   return exit_code;
