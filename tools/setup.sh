@@ -12,6 +12,7 @@ packages=(
   g++ cmake ninja-build pkg-config
   libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev
 )
 missing=()
 for package in "${packages[@]}"; do

@@ -1,5 +1,6 @@
-// kernels.cpp — the CPU plugin's kernel table and kernel_query. Implemented: GEMM (F32) and the
-// bandwidth probe; every other slot is NULL until its kernel lands.
+// kernels.cpp — the CPU plugin's kernel table and kernel_query. Implemented: GEMM (F32), the
+// bandwidth probe, rms_norm, silu_mul, kv_append, attention_decode_paged and attention_prefill;
+// the other slots (matmul_quantized, rope, embedding) are NULL until their kernels land.
 //
 // Each kernel has one check_* function shared by kernel_query and the enqueue slot, so the answer
 // to "can you run this?" and the enqueue-time validation never disagree. kernel_query accepts
@@ -16,6 +17,8 @@
 #include "cpu_internal.h"
 #include "gemm_f32.h"
 #include "kernel_views.h"
+#include "paged_kv_slots.h"
+#include "rowwise_ops.h"
 
 namespace hwinfer::cpu {
 
@@ -235,12 +238,12 @@ const hwinfer_kernel_table kKernelTable = {
     .reserved0 = 0,
     .gemm = &enqueue_gemm,
     .matmul_quantized = nullptr,
-    .attention_prefill = nullptr,
-    .attention_decode_paged = nullptr,
-    .kv_append = nullptr,
-    .rms_norm = nullptr,
+    .attention_prefill = &enqueue_attention_prefill,
+    .attention_decode_paged = &enqueue_attention_decode_paged,
+    .kv_append = &enqueue_kv_append,
+    .rms_norm = &enqueue_rms_norm,
     .rope = nullptr,
-    .silu_mul = nullptr,
+    .silu_mul = &enqueue_silu_mul,
     .embedding = nullptr,
     .bandwidth_probe = &enqueue_bandwidth_probe,
 };
@@ -265,6 +268,49 @@ hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* d
         }
         return answer(check_gemm(device, *reinterpret_cast<const hwinfer_gemm_desc*>(desc), false),
                       out);
+      case HWINFER_KERNEL_KV_APPEND:
+        if (hwinfer_error* error =
+                check_desc_size(desc->struct_size, sizeof(hwinfer_kv_append_desc), "kv_append")) {
+          return error;
+        }
+        return answer(
+            check_kv_append(device, *reinterpret_cast<const hwinfer_kv_append_desc*>(desc), false),
+            out);
+      case HWINFER_KERNEL_RMS_NORM:
+        if (hwinfer_error* error =
+                check_desc_size(desc->struct_size, sizeof(hwinfer_rms_norm_desc), "rms_norm")) {
+          return error;
+        }
+        return answer(
+            check_rms_norm(device, *reinterpret_cast<const hwinfer_rms_norm_desc*>(desc), false),
+            out);
+      case HWINFER_KERNEL_SILU_MUL:
+        if (hwinfer_error* error =
+                check_desc_size(desc->struct_size, sizeof(hwinfer_silu_mul_desc), "silu_mul")) {
+          return error;
+        }
+        return answer(
+            check_silu_mul(device, *reinterpret_cast<const hwinfer_silu_mul_desc*>(desc), false),
+            out);
+      case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
+        if (hwinfer_error* error =
+                check_desc_size(desc->struct_size, sizeof(hwinfer_attention_decode_paged_desc),
+                                "attention_decode_paged")) {
+          return error;
+        }
+        return answer(
+            check_attention_decode_paged(
+                device, *reinterpret_cast<const hwinfer_attention_decode_paged_desc*>(desc), false),
+            out);
+      case HWINFER_KERNEL_ATTENTION_PREFILL:
+        if (hwinfer_error* error = check_desc_size(
+                desc->struct_size, sizeof(hwinfer_attention_prefill_desc), "attention_prefill")) {
+          return error;
+        }
+        return answer(
+            check_attention_prefill(
+                device, *reinterpret_cast<const hwinfer_attention_prefill_desc*>(desc), false),
+            out);
       case HWINFER_KERNEL_BANDWIDTH_PROBE:
         if (hwinfer_error* error = check_desc_size(
                 desc->struct_size, sizeof(hwinfer_bandwidth_probe_desc), "bandwidth_probe")) {

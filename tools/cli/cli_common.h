@@ -42,6 +42,7 @@ void AddPluginCommand(CLI::App& app, const GlobalOptions& global, int& exit_code
 void AddConfigCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void AddConformanceCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void AddKvSizeCommand(CLI::App& app, int& exit_code);
+void AddModelCommand(CLI::App& app, int& exit_code);
 
 // A model shape given as a YAML path or a name: ./configs/models/NAME.yaml, then the installed
 // <prefix>/share/hwinfer/models/, then the source tree's configs/models/.

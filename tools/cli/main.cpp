@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   AddConfigCommand(app, global, exit_code);
   AddConformanceCommand(app, global, exit_code);
   AddKvSizeCommand(app, exit_code);
+  AddModelCommand(app, exit_code);
 
   CLI11_PARSE(app, argc, argv);
   return exit_code;

@@ -1,0 +1,78 @@
+// quantize_blocks.h — GGUF Q8_0 and Q4_0 block quantization and dequantization, as llama.cpp's
+// reference (quantize_row_q8_0_ref / quantize_row_q4_0_ref): the layouts are plugin.h's
+// hwinfer_block_q8_0 / hwinfer_block_q4_0. Scalar and exact; used to write models
+// (`hwinfer model synth`), to make test inputs and as the oracle of the quantized kernels.
+// Must not change rounding: files written here must read the same in llama.cpp.
+#ifndef HWINFER_BACKENDS_CPU_REFERENCE_QUANTIZE_BLOCKS_H_
+#define HWINFER_BACKENDS_CPU_REFERENCE_QUANTIZE_BLOCKS_H_
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "hwinfer/plugin.h"
+#include "reference/half.h"
+
+namespace hwinfer::reference {
+
+// |n| values (a multiple of 32) -> n / 32 blocks. d = max|x| / 127, q = round(x / d).
+inline void quantize_q8_0(const float* x, hwinfer_block_q8_0* out, int64_t n) {
+  for (int64_t b = 0; b < n / HWINFER_QK8_0; ++b) {
+    const float* v = x + b * HWINFER_QK8_0;
+    float amax = 0.0f;
+    for (int j = 0; j < HWINFER_QK8_0; ++j) amax = std::max(amax, std::fabs(v[j]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    out[b].d = f32_to_f16(d);
+    for (int j = 0; j < HWINFER_QK8_0; ++j) {
+      out[b].qs[j] = static_cast<int8_t>(std::lround(v[j] * id));
+    }
+  }
+}
+
+// |n| values (a multiple of 32) -> n / 32 blocks. The value of largest magnitude m maps to -8:
+// d = m / -8, q = min(15, trunc(x / d + 8.5)); value j in the low nibble of qs[j], value j + 16 in
+// the high nibble.
+inline void quantize_q4_0(const float* x, hwinfer_block_q4_0* out, int64_t n) {
+  for (int64_t b = 0; b < n / HWINFER_QK4_0; ++b) {
+    const float* v = x + b * HWINFER_QK4_0;
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < HWINFER_QK4_0; ++j) {
+      if (std::fabs(v[j]) > amax) {
+        amax = std::fabs(v[j]);
+        max = v[j];
+      }
+    }
+    const float d = max / -8.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    out[b].d = f32_to_f16(d);
+    for (int j = 0; j < HWINFER_QK4_0 / 2; ++j) {
+      const auto lo = static_cast<uint8_t>(std::min(15, static_cast<int>(v[j] * id + 8.5f)));
+      const auto hi = static_cast<uint8_t>(
+          std::min(15, static_cast<int>(v[j + HWINFER_QK4_0 / 2] * id + 8.5f)));
+      out[b].qs[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+  }
+}
+
+inline void dequantize_q8_0(const hwinfer_block_q8_0* blocks, float* out, int64_t n) {
+  for (int64_t b = 0; b < n / HWINFER_QK8_0; ++b) {
+    const float d = f16_to_f32(blocks[b].d);
+    for (int j = 0; j < HWINFER_QK8_0; ++j) out[b * HWINFER_QK8_0 + j] = d * blocks[b].qs[j];
+  }
+}
+
+inline void dequantize_q4_0(const hwinfer_block_q4_0* blocks, float* out, int64_t n) {
+  for (int64_t b = 0; b < n / HWINFER_QK4_0; ++b) {
+    const float d = f16_to_f32(blocks[b].d);
+    for (int j = 0; j < HWINFER_QK4_0 / 2; ++j) {
+      out[b * HWINFER_QK4_0 + j] = d * static_cast<float>((blocks[b].qs[j] & 0x0f) - 8);
+      out[b * HWINFER_QK4_0 + j + HWINFER_QK4_0 / 2] =
+          d * static_cast<float>((blocks[b].qs[j] >> 4) - 8);
+    }
+  }
+}
+
+}  // namespace hwinfer::reference
+
+#endif  // HWINFER_BACKENDS_CPU_REFERENCE_QUANTIZE_BLOCKS_H_

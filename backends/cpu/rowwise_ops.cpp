@@ -1,0 +1,330 @@
+// rowwise_ops.cpp — see rowwise_ops.h. Rows are converted to f32 in a per-item scratch row, the
+// arithmetic runs in plain loops the compiler vectorises, and the rows are split over the plugin's
+// thread pool (silu_mul also splits long rows into column chunks).
+#include "rowwise_ops.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstring>
+#include <initializer_list>
+#include <vector>
+
+#include "kernel_views.h"
+#include "reference/half.h"
+#include "thread_pool.h"
+
+namespace hwinfer::cpu {
+
+namespace {
+
+hwinfer_error* check_size(uint32_t struct_size, size_t expected, const char* kernel) {
+  if (struct_size >= expected) return nullptr;
+  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                            "cpu %s: descriptor struct_size %" PRIu32
+                            " is smaller than this kernel's descriptor (%zu bytes)",
+                            kernel, struct_size, expected);
+}
+
+// A [rows, cols] view of |dtype|, innermost contiguous.
+ViewExpectation expect_matrix(const char* kernel, const char* operand, uint32_t dtype, int64_t rows,
+                              int64_t cols, bool is_output) {
+  ViewExpectation e;
+  e.kernel = kernel;
+  e.operand = operand;
+  e.dtype = dtype;
+  e.rank = 2;
+  e.shape[0] = rows;
+  e.shape[1] = cols;
+  e.shape_names = "[n_tokens, dim]";
+  e.contiguous = true;
+  e.is_output = is_output;
+  return e;
+}
+
+// F32 or F16: a known other dtype is INVALID_ARGUMENT, an unknown one UNSUPPORTED.
+hwinfer_error* check_float_dtype(const hwinfer_tensor_view& view, const char* kernel,
+                                 const char* operand) {
+  if (view.struct_size < sizeof(hwinfer_tensor_view)) return nullptr;  // check_view reports it
+  if (view.dtype == HWINFER_DTYPE_F32 || view.dtype == HWINFER_DTYPE_F16) return nullptr;
+  const uint32_t code =
+      dtype_is_known(view.dtype) ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNSUPPORTED;
+  return hwinfer_make_error(code, "cpu %s: operand %s has dtype %s; expected F32 or F16", kernel,
+                            operand, dtype_name(view.dtype).c_str());
+}
+
+bool overlap(const hwinfer_tensor_view& a, const hwinfer_tensor_view& b) {
+  if (a.buffer == nullptr || b.buffer == nullptr || a.buffer != b.buffer) return false;
+  auto range = [](const hwinfer_tensor_view& v, uintptr_t& begin, uintptr_t& end) {
+    int64_t low = 0, high = static_cast<int64_t>(dtype_element_bytes(v.dtype));
+    for (uint32_t i = 0; i < v.rank; ++i) {
+      const int64_t span = (v.shape[i] - 1) * v.strides_bytes[i];
+      (span < 0 ? low : high) += span;
+    }
+    const auto base = reinterpret_cast<uintptr_t>(view_data(v));
+    begin = base - static_cast<uintptr_t>(-low);
+    end = base + static_cast<uintptr_t>(high);
+  };
+  uintptr_t ab = 0, ae = 0, bb = 0, be = 0;
+  range(a, ab, ae);
+  range(b, bb, be);
+  return ab < be && bb < ae;
+}
+
+hwinfer_error* overlap_error(const char* kernel, const char* a, const char* b) {
+  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                            "cpu %s: operands %s and %s overlap in memory", kernel, a, b);
+}
+
+// A row of F32 or F16 values at |row| (innermost contiguous).
+void load_row(const uint8_t* row, uint32_t dtype, int64_t n, float* dst) {
+  if (dtype == HWINFER_DTYPE_F32) {
+    std::memcpy(dst, row, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    uint16_t h;
+    std::memcpy(&h, row + i * 2, sizeof(h));
+    dst[i] = reference::f16_to_f32(h);
+  }
+}
+
+void store_row(const float* src, int64_t n, uint32_t dtype, uint8_t* row) {
+  if (dtype == HWINFER_DTYPE_F32) {
+    std::memcpy(row, src, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const uint16_t h = reference::f32_to_f16(src[i]);
+    std::memcpy(row + i * 2, &h, sizeof(h));
+  }
+}
+
+struct RowOperand {
+  uint8_t* data = nullptr;
+  uint32_t dtype = HWINFER_DTYPE_F32;
+  int64_t row_stride = 0;  // bytes
+  uint8_t* row(int64_t t) const { return data + t * row_stride; }
+};
+
+RowOperand row_operand(const hwinfer_tensor_view& view) {
+  return {view_data(view), view.dtype, view.strides_bytes[0]};
+}
+
+// ---- RMSNorm -----------------------------------------------------------------------------------
+
+struct RmsNormProblem {
+  int64_t n_tokens = 0, dim = 0;
+  float eps = 0.0f;
+  RowOperand x, residual, out;  // residual.data == nullptr: no residual
+  const float* weight = nullptr;
+};
+
+void rms_norm_rows(const RmsNormProblem& p, int64_t begin, int64_t end) {
+  std::vector<float> h(static_cast<size_t>(p.dim));
+  std::vector<float> r(static_cast<size_t>(p.dim));
+  float* hp = h.data();
+  const float* w = p.weight;
+  for (int64_t t = begin; t < end; ++t) {
+    load_row(p.x.row(t), p.x.dtype, p.dim, hp);
+    if (p.residual.data != nullptr) {
+      float* rp = r.data();
+      load_row(p.residual.row(t), p.residual.dtype, p.dim, rp);
+      for (int64_t i = 0; i < p.dim; ++i) rp[i] += hp[i];
+      store_row(rp, p.dim, p.residual.dtype, p.residual.row(t));
+      if (p.residual.dtype == HWINFER_DTYPE_F16) {
+        load_row(p.residual.row(t), p.residual.dtype, p.dim, hp);  // h is what residual holds
+      } else {
+        std::swap(h, r);
+        hp = h.data();
+      }
+    }
+    // Eight partial sums keep the loop vectorisable without -ffast-math; double at the end.
+    float partial[8] = {};
+    const int64_t vec_end = p.dim - p.dim % 8;
+    for (int64_t i = 0; i < vec_end; i += 8) {
+      for (int j = 0; j < 8; ++j) partial[j] += hp[i + j] * hp[i + j];
+    }
+    double sum_squares = 0.0;
+    for (float s : partial) sum_squares += s;
+    for (int64_t i = vec_end; i < p.dim; ++i) sum_squares += static_cast<double>(hp[i]) * hp[i];
+    const auto inv_rms = static_cast<float>(
+        1.0 / std::sqrt(sum_squares / static_cast<double>(p.dim) + static_cast<double>(p.eps)));
+    for (int64_t i = 0; i < p.dim; ++i) hp[i] = hp[i] * inv_rms * w[i];
+    store_row(hp, p.dim, p.out.dtype, p.out.row(t));
+  }
+}
+
+void rms_norm(const RmsNormProblem& p, ThreadPool& pool) {
+  // About 64 Ki values per item, at least one row.
+  const int64_t rows_per_item = std::max<int64_t>(1, (int64_t{1} << 16) / p.dim);
+  const int64_t items = (p.n_tokens + rows_per_item - 1) / rows_per_item;
+  pool.parallel_for(items, [&](int64_t item) {
+    const int64_t begin = item * rows_per_item;
+    rms_norm_rows(p, begin, std::min(p.n_tokens, begin + rows_per_item));
+  });
+}
+
+}  // namespace
+
+hwinfer_error* check_rms_norm(const hwinfer_device* device, const hwinfer_rms_norm_desc& d,
+                              bool require_buffers) {
+  constexpr const char* kName = "rms_norm";
+  if (hwinfer_error* error = check_size(d.struct_size, sizeof(d), kName)) return error;
+  if (d.n_tokens <= 0 || d.dim <= 0) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu rms_norm: n_tokens and dim must be > 0; got n_tokens=%" PRId64
+                              " dim=%" PRId64,
+                              d.n_tokens, d.dim);
+  }
+  if (!(d.eps >= 0.0f) || !std::isfinite(d.eps)) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu rms_norm: eps must be finite and >= 0; got %g",
+                              static_cast<double>(d.eps));
+  }
+  const bool has_residual = d.residual.buffer != nullptr;
+  if (hwinfer_error* error = check_float_dtype(d.x, kName, "x")) return error;
+  if (hwinfer_error* error = check_float_dtype(d.out, kName, "out")) return error;
+  if (has_residual) {
+    if (hwinfer_error* error = check_float_dtype(d.residual, kName, "residual")) return error;
+  }
+  if (hwinfer_error* error =
+          check_view(d.x, expect_matrix(kName, "x", d.x.dtype, d.n_tokens, d.dim, false), device,
+                     require_buffers)) {
+    return error;
+  }
+  ViewExpectation weight;
+  weight.kernel = kName;
+  weight.operand = "weight";
+  weight.dtype = HWINFER_DTYPE_F32;
+  weight.rank = 1;
+  weight.shape[0] = d.dim;
+  weight.shape_names = "[dim]";
+  weight.contiguous = true;
+  if (hwinfer_error* error = check_view(d.weight, weight, device, require_buffers)) return error;
+  if (hwinfer_error* error =
+          check_view(d.out, expect_matrix(kName, "out", d.out.dtype, d.n_tokens, d.dim, true),
+                     device, require_buffers)) {
+    return error;
+  }
+  if (has_residual) {
+    if (hwinfer_error* error = check_view(
+            d.residual, expect_matrix(kName, "residual", d.residual.dtype, d.n_tokens, d.dim, true),
+            device, true)) {
+      return error;
+    }
+  }
+  if (overlap(d.out, d.x)) return overlap_error(kName, "out", "x");
+  if (overlap(d.out, d.weight)) return overlap_error(kName, "out", "weight");
+  if (has_residual) {
+    if (overlap(d.out, d.residual)) return overlap_error(kName, "out", "residual");
+    if (overlap(d.residual, d.x)) return overlap_error(kName, "residual", "x");
+    if (overlap(d.residual, d.weight)) return overlap_error(kName, "residual", "weight");
+  }
+  return nullptr;
+}
+
+hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
+  return guarded("rms_norm", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(stream, "rms_norm: stream")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "rms_norm: desc")) return error;
+    if (hwinfer_error* error = check_rms_norm(stream->device, *desc, true)) return error;
+    RmsNormProblem p;
+    p.n_tokens = desc->n_tokens;
+    p.dim = desc->dim;
+    p.eps = desc->eps;
+    p.x = row_operand(desc->x);
+    if (desc->residual.buffer != nullptr) p.residual = row_operand(desc->residual);
+    p.out = row_operand(desc->out);
+    p.weight = reinterpret_cast<const float*>(view_data(desc->weight));
+    ThreadPool* pool = stream->pool;
+    return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
+      rms_norm(p, *pool);
+      return nullptr;
+    });
+  });
+}
+
+// ---- SiLU-mul ----------------------------------------------------------------------------------
+
+namespace {
+
+struct SiluMulProblem {
+  int64_t n_tokens = 0, dim = 0;
+  RowOperand gate, up, out;
+};
+
+constexpr int64_t kSiluChunk = 4096;  // values per work item
+
+void silu_mul(const SiluMulProblem& p, ThreadPool& pool) {
+  const int64_t chunks_per_row = (p.dim + kSiluChunk - 1) / kSiluChunk;
+  pool.parallel_for(p.n_tokens * chunks_per_row, [&](int64_t item) {
+    const int64_t t = item / chunks_per_row;
+    const int64_t begin = (item % chunks_per_row) * kSiluChunk;
+    const int64_t n = std::min(kSiluChunk, p.dim - begin);
+    float g[kSiluChunk], u[kSiluChunk];
+    auto at = [begin](const RowOperand& o, int64_t row) {
+      return o.row(row) + begin * static_cast<int64_t>(dtype_element_bytes(o.dtype));
+    };
+    load_row(at(p.gate, t), p.gate.dtype, n, g);
+    load_row(at(p.up, t), p.up.dtype, n, u);
+    for (int64_t i = 0; i < n; ++i) g[i] = g[i] / (1.0f + std::exp(-g[i])) * u[i];
+    store_row(g, n, p.out.dtype, at(p.out, t));
+  });
+}
+
+}  // namespace
+
+hwinfer_error* check_silu_mul(const hwinfer_device* device, const hwinfer_silu_mul_desc& d,
+                              bool require_buffers) {
+  constexpr const char* kName = "silu_mul";
+  if (hwinfer_error* error = check_size(d.struct_size, sizeof(d), kName)) return error;
+  if (d.n_tokens <= 0 || d.dim <= 0) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu silu_mul: n_tokens and dim must be > 0; got n_tokens=%" PRId64
+                              " dim=%" PRId64,
+                              d.n_tokens, d.dim);
+  }
+  if (hwinfer_error* error = check_float_dtype(d.gate, kName, "gate")) return error;
+  if (hwinfer_error* error = check_float_dtype(d.up, kName, "up")) return error;
+  if (hwinfer_error* error = check_float_dtype(d.out, kName, "out")) return error;
+  if (hwinfer_error* error =
+          check_view(d.gate, expect_matrix(kName, "gate", d.gate.dtype, d.n_tokens, d.dim, false),
+                     device, require_buffers)) {
+    return error;
+  }
+  if (hwinfer_error* error =
+          check_view(d.up, expect_matrix(kName, "up", d.up.dtype, d.n_tokens, d.dim, false), device,
+                     require_buffers)) {
+    return error;
+  }
+  if (hwinfer_error* error =
+          check_view(d.out, expect_matrix(kName, "out", d.out.dtype, d.n_tokens, d.dim, true),
+                     device, require_buffers)) {
+    return error;
+  }
+  if (overlap(d.out, d.gate)) return overlap_error(kName, "out", "gate");
+  if (overlap(d.out, d.up)) return overlap_error(kName, "out", "up");
+  return nullptr;
+}
+
+hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
+  return guarded("silu_mul", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(stream, "silu_mul: stream")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "silu_mul: desc")) return error;
+    if (hwinfer_error* error = check_silu_mul(stream->device, *desc, true)) return error;
+    SiluMulProblem p;
+    p.n_tokens = desc->n_tokens;
+    p.dim = desc->dim;
+    p.gate = row_operand(desc->gate);
+    p.up = row_operand(desc->up);
+    p.out = row_operand(desc->out);
+    ThreadPool* pool = stream->pool;
+    return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
+      silu_mul(p, *pool);
+      return nullptr;
+    });
+  });
+}
+
+}  // namespace hwinfer::cpu

@@ -1,0 +1,124 @@
+// model_synth_test.cpp — `hwinfer model synth` writes GGUF files in llama.cpp's conventions:
+// metadata, tokenizer, tensor names, types and shapes read back through the GGUF reader; the same
+// seed gives the same bytes; the random weights keep a float64 forward pass finite.
+#include "model_synth.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "hwinfer/gguf.h"
+#include "hwinfer/plugin.h"
+#include "reference/reference_llama.h"
+
+namespace hwinfer {
+namespace {
+
+ModelShape TinyShape() {
+  ModelShape shape;
+  shape.name = "tiny";
+  shape.n_layers = 2;
+  shape.d_model = 64;
+  shape.n_heads = 4;
+  shape.n_kv_heads = 2;
+  shape.ffn_dim = 128;
+  shape.vocab_size = 300;
+  shape.context_length = 128;
+  return shape;
+}
+
+std::string Synth(uint32_t type, uint64_t seed, const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  cli::SynthOptions options;
+  options.weight_type = type;
+  options.seed = seed;
+  Status status = cli::SynthesizeModel(TinyShape(), options, path);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return path;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(ModelSynth, WritesLlamaConventionsForEveryType) {
+  for (uint32_t type :
+       {HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16, HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
+    auto file = GgufFile::Open(Synth(type, 1, "hwinfer_synth_" + std::to_string(type) + ".gguf"));
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    const GgufFile& gguf = **file;
+    EXPECT_EQ(*gguf.GetString("general.architecture"), "llama");
+    EXPECT_EQ(*gguf.GetUint32("llama.block_count"), 2u);
+    EXPECT_EQ(*gguf.GetUint32("llama.embedding_length"), 64u);
+    EXPECT_EQ(*gguf.GetUint32("llama.attention.head_count_kv"), 2u);
+    EXPECT_EQ(*gguf.GetUint32("llama.rope.dimension_count"), 16u);
+    EXPECT_FLOAT_EQ(*gguf.GetFloat32("llama.rope.freq_base"), 10000.0f);
+    EXPECT_EQ(*gguf.GetString("tokenizer.ggml.model"), "llama");
+    EXPECT_EQ((*gguf.GetArray("tokenizer.ggml.tokens"))->items.size(), 300u);
+    EXPECT_EQ(*gguf.GetUint32("tokenizer.ggml.bos_token_id"), 1u);
+    ASSERT_EQ(gguf.tensors().size(), 2u + 2u * 9u + 1u);
+    const GgufTensorInfo* k = gguf.FindTensor("blk.1.attn_k.weight");
+    ASSERT_NE(k, nullptr);
+    EXPECT_EQ(k->ggml_type, type);
+    EXPECT_EQ(k->RowMajorShape(), (std::vector<int64_t>{32, 64}));
+    EXPECT_EQ(gguf.FindTensor("blk.0.ffn_norm.weight")->ggml_type, HWINFER_DTYPE_F32);
+    EXPECT_EQ(gguf.FindTensor("output.weight")->ggml_type, type);
+  }
+}
+
+TEST(ModelSynth, SameSeedSameBytesOtherSeedOtherBytes) {
+  const std::string a = ReadAll(Synth(HWINFER_DTYPE_Q4_0, 7, "hwinfer_synth_a.gguf"));
+  const std::string b = ReadAll(Synth(HWINFER_DTYPE_Q4_0, 7, "hwinfer_synth_b.gguf"));
+  const std::string c = ReadAll(Synth(HWINFER_DTYPE_Q4_0, 8, "hwinfer_synth_c.gguf"));
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a, c);
+  EXPECT_EQ(a.size(), c.size());
+}
+
+TEST(ModelSynth, RandomWeightsKeepTheForwardPassFinite) {
+  auto file = GgufFile::Open(Synth(HWINFER_DTYPE_F32, 3, "hwinfer_synth_f32.gguf"));
+  ASSERT_TRUE(file.ok());
+  auto tensor = [&](const std::string& name) {
+    const GgufTensorInfo* info = (*file)->FindTensor(name);
+    std::vector<float> values(info->ValueCount());
+    std::memcpy(values.data(), (*file)->TensorData(*info), values.size() * 4);
+    return values;
+  };
+  const ModelShape shape = TinyShape();
+  reference::LlamaConfig config{shape.n_layers,   shape.d_model, shape.n_heads,
+                                shape.n_kv_heads, shape.ffn_dim, shape.vocab_size,
+                                shape.rope_theta, shape.rms_eps};
+  reference::LlamaWeights weights{
+      tensor("token_embd.weight"), {}, tensor("output_norm.weight"), tensor("output.weight")};
+  for (int l = 0; l < 2; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    weights.layers.push_back({tensor(p + "attn_norm.weight"), tensor(p + "attn_q.weight"),
+                              tensor(p + "attn_k.weight"), tensor(p + "attn_v.weight"),
+                              tensor(p + "attn_output.weight"), tensor(p + "ffn_norm.weight"),
+                              tensor(p + "ffn_gate.weight"), tensor(p + "ffn_up.weight"),
+                              tensor(p + "ffn_down.weight")});
+  }
+  reference::ReferenceLlama model(config, weights);
+  for (int32_t token : {1, 100, 299, 5}) {
+    for (double logit : model.Forward(token)) ASSERT_TRUE(std::isfinite(logit));
+  }
+}
+
+TEST(ModelSynth, RejectsTooSmallVocabularyAndUnknownType) {
+  ModelShape shape = TinyShape();
+  shape.vocab_size = 100;
+  cli::SynthOptions options;
+  options.weight_type = HWINFER_DTYPE_F16;
+  Status status = cli::SynthesizeModel(shape, options, "/tmp/unused.gguf");
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("vocab_size 100"), std::string::npos);
+  EXPECT_FALSE(cli::ParseWeightType("q5_k").ok());
+}
+
+}  // namespace
+}  // namespace hwinfer

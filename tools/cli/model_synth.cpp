@@ -1,0 +1,211 @@
+// model_synth.cpp — see model_synth.h. Deterministic for a seed: each tensor draws from its own
+// splitmix64 stream seeded by (seed, tensor index), so files are byte-identical across runs.
+#include "model_synth.h"
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "hwinfer/gguf.h"
+#include "hwinfer/plugin.h"
+#include "reference/half.h"
+#include "reference/quantize_blocks.h"
+
+namespace hwinfer::cli {
+namespace {
+
+// GGML's llama_ftype values for general.file_type.
+uint32_t FileType(uint32_t weight_type) {
+  switch (weight_type) {
+    case HWINFER_DTYPE_F32:
+      return 0;
+    case HWINFER_DTYPE_F16:
+      return 1;
+    case HWINFER_DTYPE_Q4_0:
+      return 2;
+    case HWINFER_DTYPE_Q8_0:
+      return 7;
+    case HWINFER_DTYPE_BF16:
+      return 32;
+    default:
+      return 0;
+  }
+}
+
+uint64_t SplitMix64(uint64_t& state) {
+  uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+// |n| values uniform in [-a, a].
+std::vector<float> RandomValues(uint64_t n, double a, uint64_t stream_seed) {
+  std::vector<float> values(n);
+  uint64_t state = stream_seed;
+  for (float& v : values) {
+    const double unit = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;  // [0, 1)
+    v = static_cast<float>((2.0 * unit - 1.0) * a);
+  }
+  return values;
+}
+
+// f32 values -> the bytes of |type| (rows of |row_length| values along the innermost dim).
+std::vector<uint8_t> Encode(const std::vector<float>& values, uint32_t type) {
+  std::vector<uint8_t> bytes;
+  const auto n = static_cast<int64_t>(values.size());
+  switch (type) {
+    case HWINFER_DTYPE_F32:
+      bytes.resize(values.size() * 4);
+      std::memcpy(bytes.data(), values.data(), bytes.size());
+      break;
+    case HWINFER_DTYPE_F16:
+    case HWINFER_DTYPE_BF16: {
+      bytes.resize(values.size() * 2);
+      for (size_t i = 0; i < values.size(); ++i) {
+        const uint16_t h = type == HWINFER_DTYPE_F16 ? reference::f32_to_f16(values[i])
+                                                     : reference::f32_to_bf16(values[i]);
+        std::memcpy(bytes.data() + 2 * i, &h, 2);
+      }
+      break;
+    }
+    case HWINFER_DTYPE_Q8_0:
+      bytes.resize(static_cast<size_t>(n / HWINFER_QK8_0) * sizeof(hwinfer_block_q8_0));
+      reference::quantize_q8_0(values.data(), reinterpret_cast<hwinfer_block_q8_0*>(bytes.data()),
+                               n);
+      break;
+    case HWINFER_DTYPE_Q4_0:
+      bytes.resize(static_cast<size_t>(n / HWINFER_QK4_0) * sizeof(hwinfer_block_q4_0));
+      reference::quantize_q4_0(values.data(), reinterpret_cast<hwinfer_block_q4_0*>(bytes.data()),
+                               n);
+      break;
+    default:
+      break;
+  }
+  return bytes;
+}
+
+// The built-in vocabulary: <unk>, <s>, </s>, the 256 byte tokens, then "▁tN" pieces.
+Status AddTokenizer(GgufWriter& writer, int64_t vocab_size) {
+  if (vocab_size < 259) {
+    return InvalidArgument("vocab_size " + std::to_string(vocab_size) +
+                           " is too small for the built-in vocabulary (3 control + 256 byte "
+                           "tokens); expected >= 259");
+  }
+  std::vector<GgufValue> tokens, scores, types;
+  for (int64_t id = 0; id < vocab_size; ++id) {
+    std::string text;
+    int32_t type = 1;  // normal
+    if (id == 0) {
+      text = "<unk>", type = 2;  // unknown
+    } else if (id < 3) {
+      text = id == 1 ? "<s>" : "</s>", type = 3;  // control
+    } else if (id < 259) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "<0x%02X>", static_cast<unsigned>(id - 3));
+      text = hex, type = 6;  // byte
+    } else {
+      text = "\xe2\x96\x81t" + std::to_string(id);  // "▁t<id>"
+    }
+    tokens.push_back(GgufValue::String(text));
+    scores.push_back(GgufValue::Float32(id < 259 ? 0.0f : -static_cast<float>(id)));
+    types.push_back(GgufValue::Int32(type));
+  }
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("tokenizer.ggml.model", GgufValue::String("llama")));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("tokenizer.ggml.tokens",
+                                       GgufValue::Array(GgufType::kString, std::move(tokens))));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("tokenizer.ggml.scores",
+                                       GgufValue::Array(GgufType::kFloat32, std::move(scores))));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("tokenizer.ggml.token_type",
+                                       GgufValue::Array(GgufType::kInt32, std::move(types))));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("tokenizer.ggml.bos_token_id", GgufValue::Uint32(1)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("tokenizer.ggml.eos_token_id", GgufValue::Uint32(2)));
+  return writer.AddKv("tokenizer.ggml.unknown_token_id", GgufValue::Uint32(0));
+}
+
+}  // namespace
+
+StatusOr<uint32_t> ParseWeightType(const std::string& name) {
+  if (name == "f32") return HWINFER_DTYPE_F32;
+  if (name == "f16") return HWINFER_DTYPE_F16;
+  if (name == "bf16") return HWINFER_DTYPE_BF16;
+  if (name == "q8_0") return HWINFER_DTYPE_Q8_0;
+  if (name == "q4_0") return HWINFER_DTYPE_Q4_0;
+  return InvalidArgument("weight type '" + name + "' is not one of f16, bf16, q8_0, q4_0, f32");
+}
+
+Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
+                       const std::string& path) {
+  HWINFER_RETURN_IF_ERROR(shape.Validate());
+  const uint32_t type = options.weight_type;
+  if (FileType(type) == 0 && type != HWINFER_DTYPE_F32) {
+    return InvalidArgument("unsupported weight type " + std::to_string(type));
+  }
+  if ((type == HWINFER_DTYPE_Q8_0 || type == HWINFER_DTYPE_Q4_0) &&
+      (shape.d_model % 32 != 0 || shape.ffn_dim % 32 != 0)) {
+    return InvalidArgument(shape.name + ": d_model and ffn_dim must be multiples of 32 for " +
+                           (type == HWINFER_DTYPE_Q8_0 ? "q8_0" : "q4_0"));
+  }
+  GgufWriter writer;
+  auto u32 = [](int64_t v) { return GgufValue::Uint32(static_cast<uint32_t>(v)); };
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("general.architecture", GgufValue::String("llama")));
+  HWINFER_RETURN_IF_ERROR(
+      writer.AddKv("general.name", GgufValue::String(shape.name + "-synthetic")));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("general.file_type", GgufValue::Uint32(FileType(type))));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.vocab_size", u32(shape.vocab_size)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.context_length", u32(shape.context_length)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.embedding_length", u32(shape.d_model)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.block_count", u32(shape.n_layers)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.feed_forward_length", u32(shape.ffn_dim)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.rope.dimension_count", u32(shape.head_dim())));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.attention.head_count", u32(shape.n_heads)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.attention.head_count_kv", u32(shape.n_kv_heads)));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.attention.layer_norm_rms_epsilon",
+                                       GgufValue::Float32(static_cast<float>(shape.rms_eps))));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.rope.freq_base",
+                                       GgufValue::Float32(static_cast<float>(shape.rope_theta))));
+  HWINFER_RETURN_IF_ERROR(AddTokenizer(writer, shape.vocab_size));
+
+  // Tensors in llama.cpp's order; dims innermost first ({n_in, n_out} for a matrix).
+  struct Spec {
+    std::string name;
+    std::vector<uint64_t> dims;
+    bool norm;
+  };
+  const auto d = static_cast<uint64_t>(shape.d_model);
+  const auto kv = static_cast<uint64_t>(shape.n_kv_heads * shape.head_dim());
+  const auto ffn = static_cast<uint64_t>(shape.ffn_dim);
+  const auto vocab = static_cast<uint64_t>(shape.vocab_size);
+  std::vector<Spec> specs = {{"token_embd.weight", {d, vocab}, false}};
+  for (int64_t l = 0; l < shape.n_layers; ++l) {
+    const std::string p = "blk." + std::to_string(l) + ".";
+    specs.push_back({p + "attn_norm.weight", {d}, true});
+    specs.push_back({p + "attn_q.weight", {d, d}, false});
+    specs.push_back({p + "attn_k.weight", {d, kv}, false});
+    specs.push_back({p + "attn_v.weight", {d, kv}, false});
+    specs.push_back({p + "attn_output.weight", {d, d}, false});
+    specs.push_back({p + "ffn_norm.weight", {d}, true});
+    specs.push_back({p + "ffn_gate.weight", {d, ffn}, false});
+    specs.push_back({p + "ffn_up.weight", {d, ffn}, false});
+    specs.push_back({p + "ffn_down.weight", {ffn, d}, false});
+  }
+  specs.push_back({"output_norm.weight", {d}, true});
+  specs.push_back({"output.weight", {d, vocab}, false});
+
+  const double a = options.std * std::sqrt(3.0);
+  std::vector<std::vector<uint8_t>> data(specs.size());  // alive until WriteFile returns
+  for (size_t i = 0; i < specs.size(); ++i) {
+    uint64_t n = 1;
+    for (uint64_t dim : specs[i].dims) n *= dim;
+    const uint32_t tensor_type = specs[i].norm ? HWINFER_DTYPE_F32 : type;
+    std::vector<float> values = specs[i].norm
+                                    ? std::vector<float>(n, 1.0f)
+                                    : RandomValues(n, a, options.seed * 0x100000001b3ull + i);
+    data[i] = Encode(values, tensor_type);
+    HWINFER_RETURN_IF_ERROR(writer.AddTensor(specs[i].name, tensor_type, specs[i].dims,
+                                             data[i].data(), data[i].size()));
+  }
+  return writer.WriteFile(path);
+}
+
+}  // namespace hwinfer::cli
