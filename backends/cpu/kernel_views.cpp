@@ -192,4 +192,24 @@ hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation
   return nullptr;
 }
 
+hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
+  if (struct_size >= expected) return nullptr;
+  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                            "cpu %s: descriptor struct_size %" PRIu32
+                            " is smaller than this kernel's descriptor (%zu bytes)",
+                            kernel, struct_size, expected);
+}
+
+ViewExpectation expect_view(const char* kernel, const char* operand, uint32_t dtype,
+                            const char* shape_names, std::initializer_list<int64_t> shape) {
+  ViewExpectation e;
+  e.kernel = kernel;
+  e.operand = operand;
+  e.dtype = dtype;
+  e.rank = static_cast<uint32_t>(shape.size());
+  std::copy(shape.begin(), shape.end(), e.shape);
+  e.shape_names = shape_names;
+  return e;
+}
+
 }  // namespace hwinfer::cpu

@@ -8,6 +8,7 @@
 #define HWINFER_BACKENDS_CPU_KERNEL_VIEWS_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 #include "cpu_internal.h"
@@ -44,6 +45,14 @@ hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation
 inline uint8_t* view_data(const hwinfer_tensor_view& view) {
   return view.buffer->data + view.offset_bytes;
 }
+
+// INVALID_ARGUMENT when a descriptor's struct_size is smaller than |kernel|'s descriptor.
+hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel);
+
+// The expectation for |operand| of |kernel|: |dtype| with |shape| (|shape_names| for messages,
+// e.g. "[m, k]").
+ViewExpectation expect_view(const char* kernel, const char* operand, uint32_t dtype,
+                            const char* shape_names, std::initializer_list<int64_t> shape);
 
 }  // namespace hwinfer::cpu
 

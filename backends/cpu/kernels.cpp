@@ -26,26 +26,6 @@ namespace {
 
 constexpr const char* kHalfGemmReason = "f16/bf16 gemm is not implemented in the cpu backend yet";
 
-hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
-  if (struct_size >= expected) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "cpu %s: descriptor struct_size %" PRIu32
-                            " is smaller than this kernel's descriptor (%zu bytes)",
-                            kernel, struct_size, expected);
-}
-
-ViewExpectation expect(const char* kernel, const char* operand, uint32_t dtype,
-                       const char* shape_names, std::initializer_list<int64_t> shape) {
-  ViewExpectation e;
-  e.kernel = kernel;
-  e.operand = operand;
-  e.dtype = dtype;
-  e.rank = static_cast<uint32_t>(shape.size());
-  std::copy(shape.begin(), shape.end(), e.shape);
-  e.shape_names = shape_names;
-  return e;
-}
-
 // ---- GEMM --------------------------------------------------------------------------------------
 //   a: [m, k] F32;  b: [k, n] F32 (or [n, k] when b_transposed);  c: [m, n] F32
 // Any element-aligned strides (b transposed is just other strides); c must not overlap itself.
@@ -91,11 +71,11 @@ hwinfer_error* check_gemm(const hwinfer_device* device, const hwinfer_gemm_desc&
       return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED, "%s", kHalfGemmReason);
     }
   }
-  const ViewExpectation a = expect("gemm", "a", HWINFER_DTYPE_F32, "[m, k]", {d.m, d.k});
+  const ViewExpectation a = expect_view("gemm", "a", HWINFER_DTYPE_F32, "[m, k]", {d.m, d.k});
   const ViewExpectation b = d.b_transposed != 0
-                                ? expect("gemm", "b", HWINFER_DTYPE_F32, "[n, k]", {d.n, d.k})
-                                : expect("gemm", "b", HWINFER_DTYPE_F32, "[k, n]", {d.k, d.n});
-  ViewExpectation c = expect("gemm", "c", HWINFER_DTYPE_F32, "[m, n]", {d.m, d.n});
+                                ? expect_view("gemm", "b", HWINFER_DTYPE_F32, "[n, k]", {d.n, d.k})
+                                : expect_view("gemm", "b", HWINFER_DTYPE_F32, "[k, n]", {d.k, d.n});
+  ViewExpectation c = expect_view("gemm", "c", HWINFER_DTYPE_F32, "[m, n]", {d.m, d.n});
   c.is_output = true;
   if (hwinfer_error* error = check_view(d.a, a, device, require_buffers)) return error;
   if (hwinfer_error* error = check_view(d.b, b, device, require_buffers)) return error;
@@ -168,8 +148,10 @@ hwinfer_error* check_bandwidth_probe(const hwinfer_device* device,
   const bool uses_src = d.mode != HWINFER_PROBE_WRITE;
   const bool uses_dst = d.mode != HWINFER_PROBE_READ;
   const bool uses_sink = d.mode == HWINFER_PROBE_READ;
-  ViewExpectation src = expect("bandwidth_probe", "src", HWINFER_DTYPE_I8, "[size_bytes]", {size});
-  ViewExpectation dst = expect("bandwidth_probe", "dst", HWINFER_DTYPE_I8, "[size_bytes]", {size});
+  ViewExpectation src =
+      expect_view("bandwidth_probe", "src", HWINFER_DTYPE_I8, "[size_bytes]", {size});
+  ViewExpectation dst =
+      expect_view("bandwidth_probe", "dst", HWINFER_DTYPE_I8, "[size_bytes]", {size});
   src.contiguous = dst.contiguous = true;
   dst.is_output = true;
   if (uses_src) {
@@ -182,8 +164,8 @@ hwinfer_error* check_bandwidth_probe(const hwinfer_device* device,
     // The sink may be longer than 64 bytes: check it against its own length, then the minimum.
     const int64_t sink_bytes =
         d.sink.struct_size >= sizeof(hwinfer_tensor_view) && d.sink.rank == 1 ? d.sink.shape[0] : 0;
-    ViewExpectation sink = expect("bandwidth_probe", "sink", HWINFER_DTYPE_I8, "[>= 64]",
-                                  {std::max(sink_bytes, kSinkMinBytes)});
+    ViewExpectation sink = expect_view("bandwidth_probe", "sink", HWINFER_DTYPE_I8, "[>= 64]",
+                                       {std::max(sink_bytes, kSinkMinBytes)});
     sink.contiguous = true;
     sink.is_output = true;
     if (hwinfer_error* error = check_view(d.sink, sink, device, require_buffers)) return error;

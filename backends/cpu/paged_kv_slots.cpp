@@ -16,26 +16,6 @@ namespace hwinfer::cpu {
 
 namespace {
 
-hwinfer_error* check_size(uint32_t struct_size, size_t expected, const char* kernel) {
-  if (struct_size >= expected) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "cpu %s: descriptor struct_size %" PRIu32
-                            " is smaller than this kernel's descriptor (%zu bytes)",
-                            kernel, struct_size, expected);
-}
-
-ViewExpectation expect(const char* kernel, const char* operand, uint32_t dtype,
-                       const char* shape_names, std::initializer_list<int64_t> shape) {
-  ViewExpectation e;
-  e.kernel = kernel;
-  e.operand = operand;
-  e.dtype = dtype;
-  e.rank = static_cast<uint32_t>(shape.size());
-  std::copy(shape.begin(), shape.end(), e.shape);
-  e.shape_names = shape_names;
-  return e;
-}
-
 // |view|'s dtype must be one of |allowed| (two values): a known other dtype is INVALID_ARGUMENT,
 // an unknown one UNSUPPORTED.
 hwinfer_error* check_dtype(const hwinfer_tensor_view& view, const char* kernel, const char* operand,
@@ -81,14 +61,14 @@ hwinfer_error* check_pool(const hwinfer_device* device, const char* kernel, cons
     return error;
   }
   ViewExpectation c =
-      expect(kernel, cache_name, cache.dtype, "[num_blocks, block_size, n_kv_heads, head_dim]",
-             {num_blocks, block_size, n_kv_heads, head_dim});
+      expect_view(kernel, cache_name, cache.dtype, "[num_blocks, block_size, n_kv_heads, head_dim]",
+                  {num_blocks, block_size, n_kv_heads, head_dim});
   c.contiguous = true;
   c.is_output = is_output;
   if (hwinfer_error* error = check_view(cache, c, device, require_buffers)) return error;
   if (cache.dtype != HWINFER_DTYPE_I8) return nullptr;
-  ViewExpectation s = expect(kernel, scales_name, HWINFER_DTYPE_F32, "[num_blocks, n_kv_heads]",
-                             {num_blocks, n_kv_heads});
+  ViewExpectation s = expect_view(kernel, scales_name, HWINFER_DTYPE_F32,
+                                  "[num_blocks, n_kv_heads]", {num_blocks, n_kv_heads});
   s.is_output = is_output;
   return check_view(scales, s, device, require_buffers);
 }
@@ -165,10 +145,10 @@ hwinfer_error* check_table(const hwinfer_device* device, const char* kernel,
                            const hwinfer_tensor_view& context_lens, int64_t n_seqs,
                            int64_t max_blocks_per_seq, bool require_buffers) {
   const ViewExpectation tables =
-      expect(kernel, "block_tables", HWINFER_DTYPE_I32, "[n_seqs, max_blocks_per_seq]",
-             {n_seqs, max_blocks_per_seq});
+      expect_view(kernel, "block_tables", HWINFER_DTYPE_I32, "[n_seqs, max_blocks_per_seq]",
+                  {n_seqs, max_blocks_per_seq});
   const ViewExpectation lens =
-      expect(kernel, "context_lens", HWINFER_DTYPE_I32, "[n_seqs]", {n_seqs});
+      expect_view(kernel, "context_lens", HWINFER_DTYPE_I32, "[n_seqs]", {n_seqs});
   if (hwinfer_error* error = check_view(block_tables, tables, device, require_buffers)) {
     return error;
   }
@@ -192,7 +172,7 @@ hwinfer_error* check_heads(const char* kernel, int64_t n_heads, int64_t n_kv_hea
 hwinfer_error* check_kv_append(const hwinfer_device* device, const hwinfer_kv_append_desc& d,
                                bool require_buffers) {
   constexpr const char* kKernel = "kv_append";
-  if (hwinfer_error* error = check_size(d.struct_size, sizeof(d), kKernel)) return error;
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), kKernel)) return error;
   if (hwinfer_error* error =
           require_positive(kKernel, "n_tokens, n_kv_heads, head_dim, block_size and num_blocks",
                            {d.n_tokens, d.n_kv_heads, d.head_dim, d.block_size, d.num_blocks})) {
@@ -208,14 +188,14 @@ hwinfer_error* check_kv_append(const hwinfer_device* device, const hwinfer_kv_ap
       return error;
     }
   }
-  ViewExpectation k = expect(kKernel, "k", d.k.dtype, "[n_tokens, n_kv_heads, head_dim]",
-                             {d.n_tokens, d.n_kv_heads, d.head_dim});
+  ViewExpectation k = expect_view(kKernel, "k", d.k.dtype, "[n_tokens, n_kv_heads, head_dim]",
+                                  {d.n_tokens, d.n_kv_heads, d.head_dim});
   ViewExpectation v = k;
   v.operand = "v";
   v.dtype = d.v.dtype;
   k.contiguous = v.contiguous = true;
   const ViewExpectation slots =
-      expect(kKernel, "slot_mapping", HWINFER_DTYPE_I32, "[n_tokens]", {d.n_tokens});
+      expect_view(kKernel, "slot_mapping", HWINFER_DTYPE_I32, "[n_tokens]", {d.n_tokens});
   if (hwinfer_error* error = check_view(d.k, k, device, require_buffers)) return error;
   if (hwinfer_error* error = check_view(d.v, v, device, require_buffers)) return error;
   if (hwinfer_error* error = check_view(d.slot_mapping, slots, device, require_buffers)) {
@@ -275,7 +255,7 @@ hwinfer_error* check_attention_decode_paged(const hwinfer_device* device,
                                             const hwinfer_attention_decode_paged_desc& d,
                                             bool require_buffers) {
   constexpr const char* kKernel = "attention_decode_paged";
-  if (hwinfer_error* error = check_size(d.struct_size, sizeof(d), kKernel)) return error;
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), kKernel)) return error;
   const int64_t num_blocks = pool_blocks(d.k_cache);
   if (hwinfer_error* error = require_positive(
           kKernel,
@@ -293,8 +273,8 @@ hwinfer_error* check_attention_decode_paged(const hwinfer_device* device,
   if (hwinfer_error* error = check_dtype(d.q, kKernel, "q", HWINFER_DTYPE_F32, HWINFER_DTYPE_F16)) {
     return error;
   }
-  ViewExpectation q = expect(kKernel, "q", d.q.dtype, "[n_seqs, n_heads, head_dim]",
-                             {d.n_seqs, d.n_heads, d.head_dim});
+  ViewExpectation q = expect_view(kKernel, "q", d.q.dtype, "[n_seqs, n_heads, head_dim]",
+                                  {d.n_seqs, d.n_heads, d.head_dim});
   q.contiguous = true;
   ViewExpectation out = q;
   out.operand = "out";
@@ -374,7 +354,7 @@ hwinfer_error* check_attention_prefill(const hwinfer_device* device,
                                        const hwinfer_attention_prefill_desc& d,
                                        bool require_buffers) {
   constexpr const char* kKernel = "attention_prefill";
-  if (hwinfer_error* error = check_size(d.struct_size, sizeof(d), kKernel)) return error;
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), kKernel)) return error;
   if (hwinfer_error* error =
           require_positive(kKernel, "n_tokens, n_seqs, n_heads, n_kv_heads and head_dim",
                            {d.n_tokens, d.n_seqs, d.n_heads, d.n_kv_heads, d.head_dim})) {
@@ -400,20 +380,20 @@ hwinfer_error* check_attention_prefill(const hwinfer_device* device,
       return error;
     }
   }
-  ViewExpectation q = expect(kKernel, "q", d.q.dtype, "[n_tokens, n_heads, head_dim]",
-                             {d.n_tokens, d.n_heads, d.head_dim});
+  ViewExpectation q = expect_view(kKernel, "q", d.q.dtype, "[n_tokens, n_heads, head_dim]",
+                                  {d.n_tokens, d.n_heads, d.head_dim});
   q.contiguous = true;
   ViewExpectation out = q;
   out.operand = "out";
   out.is_output = true;
-  ViewExpectation k = expect(kKernel, "k", d.k.dtype, "[n_tokens, n_kv_heads, head_dim]",
-                             {d.n_tokens, d.n_kv_heads, d.head_dim});
+  ViewExpectation k = expect_view(kKernel, "k", d.k.dtype, "[n_tokens, n_kv_heads, head_dim]",
+                                  {d.n_tokens, d.n_kv_heads, d.head_dim});
   k.contiguous = true;
   ViewExpectation v = k;
   v.operand = "v";
   v.dtype = d.v.dtype;
   const ViewExpectation starts =
-      expect(kKernel, "query_start", HWINFER_DTYPE_I32, "[n_seqs + 1]", {d.n_seqs + 1});
+      expect_view(kKernel, "query_start", HWINFER_DTYPE_I32, "[n_seqs + 1]", {d.n_seqs + 1});
   const std::pair<const hwinfer_tensor_view*, const ViewExpectation*> operands[] = {
       {&d.q, &q}, {&d.k, &k}, {&d.v, &v}, {&d.out, &out}, {&d.query_start, &starts}};
   for (const auto& [view, expected] : operands) {

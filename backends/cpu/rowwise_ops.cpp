@@ -18,14 +18,6 @@ namespace hwinfer::cpu {
 
 namespace {
 
-hwinfer_error* check_size(uint32_t struct_size, size_t expected, const char* kernel) {
-  if (struct_size >= expected) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "cpu %s: descriptor struct_size %" PRIu32
-                            " is smaller than this kernel's descriptor (%zu bytes)",
-                            kernel, struct_size, expected);
-}
-
 // A [rows, cols] view of |dtype|, innermost contiguous.
 ViewExpectation expect_matrix(const char* kernel, const char* operand, uint32_t dtype, int64_t rows,
                               int64_t cols, bool is_output) {
@@ -170,7 +162,7 @@ void rms_norm(const RmsNormProblem& p, ThreadPool& pool) {
 hwinfer_error* check_rms_norm(const hwinfer_device* device, const hwinfer_rms_norm_desc& d,
                               bool require_buffers) {
   constexpr const char* kName = "rms_norm";
-  if (hwinfer_error* error = check_size(d.struct_size, sizeof(d), kName)) return error;
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), kName)) return error;
   if (d.n_tokens <= 0 || d.dim <= 0) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "cpu rms_norm: n_tokens and dim must be > 0; got n_tokens=%" PRId64
@@ -278,7 +270,7 @@ void silu_mul(const SiluMulProblem& p, ThreadPool& pool) {
 hwinfer_error* check_silu_mul(const hwinfer_device* device, const hwinfer_silu_mul_desc& d,
                               bool require_buffers) {
   constexpr const char* kName = "silu_mul";
-  if (hwinfer_error* error = check_size(d.struct_size, sizeof(d), kName)) return error;
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), kName)) return error;
   if (d.n_tokens <= 0 || d.dim <= 0) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "cpu silu_mul: n_tokens and dim must be > 0; got n_tokens=%" PRId64
