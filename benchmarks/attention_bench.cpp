@@ -14,35 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "hwinfer/plugin_loader.h"
+#include "bench_common.h"
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
 namespace {
 
+using bench::BenchDevice;
+using bench::TimeKernel;
+using bench::Upload;
+
 constexpr int64_t kHeads = 32, kKvHeads = 4, kHeadDim = 64, kBlockSize = 16;
-
-std::string g_backend = "cpu";
-
-std::shared_ptr<Device> BenchDevice(benchmark::State& state) {
-  static std::shared_ptr<Device> device = []() -> std::shared_ptr<Device> {
-    auto path = FindPluginFile(g_backend, PluginSearchPaths());
-    if (!path.ok()) return nullptr;
-    auto plugin = Plugin::Load(*path);
-    if (!plugin.ok()) return nullptr;
-    auto opened = (*plugin)->OpenDevice(0);
-    return opened.ok() ? *opened : nullptr;
-  }();
-  if (device == nullptr) state.SkipWithError(("cannot open backend " + g_backend).c_str());
-  return device;
-}
-
-Buffer Upload(Device& device, Stream& stream, const void* data, size_t bytes) {
-  Buffer buffer = std::move(device.Allocate(bytes)).value();
-  (void)stream.CopyH2D(data, buffer, 0, bytes);
-  (void)stream.Synchronize();
-  return buffer;
-}
 
 // Finite f16 values of magnitude about 2^-5 .. 1 (random sign, exponent and mantissa).
 std::vector<uint16_t> RandomHalves(size_t n, std::mt19937& rng) {
@@ -52,28 +34,6 @@ std::vector<uint16_t> RandomHalves(size_t n, std::mt19937& rng) {
     v = static_cast<uint16_t>((r & 0x8000u) | ((10u + (r >> 16) % 5u) << 10) | (r & 0x3ffu));
   }
   return values;
-}
-
-void TimeKernel(benchmark::State& state, Device& device, Stream& stream,
-                const hwinfer_kernel_desc& desc) {
-  Event start = std::move(device.CreateEvent()).value();
-  Event end = std::move(device.CreateEvent()).value();
-  Status warm = stream.Launch(desc);
-  if (!warm.ok()) {
-    state.SkipWithError(warm.ToString().c_str());
-    return;
-  }
-  if (Status synced = stream.Synchronize(); !synced.ok()) {
-    state.SkipWithError(synced.ToString().c_str());
-    return;
-  }
-  for (auto _ : state) {
-    (void)start.Record(stream);
-    (void)stream.Launch(desc);
-    (void)end.Record(stream);
-    (void)stream.Synchronize();
-    state.SetIterationTime(static_cast<double>(Event::ElapsedNs(start, end).value()) * 1e-9);
-  }
 }
 
 // Paged decode. Arguments: batch (sequences), context (tokens each), pool dtype (F16 | I8).
@@ -193,12 +153,4 @@ BENCHMARK(BM_AttentionPrefill)
 }  // namespace
 }  // namespace hwinfer
 
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--backend=", 10) == 0) hwinfer::g_backend = argv[i] + 10;
-  }
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return hwinfer::bench::BenchMain(argc, argv); }

@@ -9,56 +9,22 @@
 #include <random>
 #include <string>
 
-#include "hwinfer/plugin_loader.h"
+#include "bench_common.h"
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
 namespace {
 
-std::string g_backend = "cpu";
-
-// The device under test, opened once for the whole run.
-std::shared_ptr<Device> BenchDevice(benchmark::State& state) {
-  static std::shared_ptr<Device> device = []() -> std::shared_ptr<Device> {
-    auto path = FindPluginFile(g_backend, PluginSearchPaths());
-    if (!path.ok()) return nullptr;
-    auto plugin = Plugin::Load(*path);
-    if (!plugin.ok()) return nullptr;
-    auto opened = (*plugin)->OpenDevice(0);
-    return opened.ok() ? *opened : nullptr;
-  }();
-  if (device == nullptr) state.SkipWithError(("cannot open backend " + g_backend).c_str());
-  return device;
-}
+using bench::BenchDevice;
+using bench::TimeKernel;
+using bench::Upload;
 
 Buffer RandomBuffer(Device& device, Stream& stream, size_t n_floats) {
   std::vector<float> host(n_floats);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (float& v : host) v = dist(rng);
-  Buffer buffer = std::move(device.Allocate(n_floats * sizeof(float))).value();
-  (void)stream.CopyH2D(host.data(), buffer, 0, n_floats * sizeof(float));
-  (void)stream.Synchronize();
-  return buffer;
-}
-
-// Times one launch of |desc| per iteration between two events (manual time).
-void TimeKernel(benchmark::State& state, Device& device, Stream& stream,
-                const hwinfer_kernel_desc& desc) {
-  Event start = std::move(device.CreateEvent()).value();
-  Event end = std::move(device.CreateEvent()).value();
-  Status warm = stream.Launch(desc);
-  if (!warm.ok() || !stream.Synchronize().ok()) {
-    state.SkipWithError(warm.ToString().c_str());
-    return;
-  }
-  for (auto _ : state) {
-    (void)start.Record(stream);
-    (void)stream.Launch(desc);
-    (void)end.Record(stream);
-    (void)stream.Synchronize();
-    state.SetIterationTime(static_cast<double>(Event::ElapsedNs(start, end).value()) * 1e-9);
-  }
+  return Upload(device, stream, host.data(), n_floats * sizeof(float));
 }
 
 // C[m,n] = A[m,k] B[n,k]^T in f32. Arguments: m, n, k.
@@ -136,12 +102,4 @@ BENCHMARK(BM_BandwidthProbe)
 }  // namespace
 }  // namespace hwinfer
 
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--backend=", 10) == 0) hwinfer::g_backend = argv[i] + 10;
-  }
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
-}
+int main(int argc, char** argv) { return hwinfer::bench::BenchMain(argc, argv); }

@@ -1,0 +1,29 @@
+// bench_common.h — what every microbenchmark binary shares: the device under test (chosen with
+// --backend=NAME, default cpu, opened once), uploading inputs, timing one kernel launch per
+// iteration between two device events (manual time), and main(). No benchmark lives here.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "hwinfer/device.h"
+
+namespace hwinfer::bench {
+
+// The device under test; marks |state| skipped (and returns nullptr) when it cannot be opened.
+std::shared_ptr<Device> BenchDevice(benchmark::State& state);
+
+// A device buffer holding |bytes| bytes copied from |data| (synchronised).
+Buffer Upload(Device& device, Stream& stream, const void* data, size_t bytes);
+
+// Runs |desc| once to warm up, then once per iteration between two events; skips |state| with
+// the error when the warm-up launch or its synchronisation fails.
+void TimeKernel(benchmark::State& state, Device& device, Stream& stream,
+                const hwinfer_kernel_desc& desc);
+
+// Reads --backend=NAME, then runs Google Benchmark.
+int BenchMain(int argc, char** argv);
+
+}  // namespace hwinfer::bench
