@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "reference/reference_ops.h"
+
 namespace hwinfer::reference {
 namespace {
 
@@ -35,16 +37,7 @@ Vec matmul(const std::vector<float>& w, const Vec& x, int64_t n_out) {
 // Rotates adjacent pairs (2i, 2i+1) of every head by position * theta^(-2i / head_dim).
 void rope(Vec& x, int64_t n_heads, int64_t head_dim, int64_t position, double theta) {
   for (int64_t h = 0; h < n_heads; ++h) {
-    double* head = x.data() + h * head_dim;
-    for (int64_t i = 0; i < head_dim / 2; ++i) {
-      const double angle =
-          static_cast<double>(position) *
-          std::pow(theta, -2.0 * static_cast<double>(i) / static_cast<double>(head_dim));
-      const double c = std::cos(angle), s = std::sin(angle);
-      const double a = head[2 * i], b = head[2 * i + 1];
-      head[2 * i] = a * c - b * s;
-      head[2 * i + 1] = a * s + b * c;
-    }
+    rope_head_reference(x.data() + h * head_dim, head_dim, position, theta, RopeMode::kNormal);
   }
 }
 

@@ -2,6 +2,8 @@
 #include "reference/reference_ops.h"
 
 #include <cmath>
+#include <cstring>
+#include <vector>
 
 #include "reference/half.h"
 
@@ -45,6 +47,89 @@ void silu_mul_reference(int64_t count, const float* gate, const float* up, float
     const double g = gate[i];
     out[i] = store(g / (1.0 + std::exp(-g)) * static_cast<double>(up[i]), out_f16);
   }
+}
+
+void rope_head_reference(double* head, int64_t rotary_dim, int64_t position, double theta_base,
+                         RopeMode mode) {
+  const int64_t half = rotary_dim / 2;
+  for (int64_t i = 0; i < half; ++i) {
+    const double angle =
+        static_cast<double>(position) *
+        std::pow(theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(rotary_dim));
+    const double c = std::cos(angle), s = std::sin(angle);
+    const int64_t ia = mode == RopeMode::kNormal ? 2 * i : i;
+    const int64_t ib = mode == RopeMode::kNormal ? 2 * i + 1 : i + half;
+    const double a = head[ia], b = head[ib];
+    head[ia] = a * c - b * s;
+    head[ib] = a * s + b * c;
+  }
+}
+
+void rope_reference(int64_t n_tokens, int64_t n_heads, int64_t head_dim, int64_t rotary_dim,
+                    double theta_base, RopeMode mode, const int32_t* positions, float* x,
+                    bool x_f16) {
+  std::vector<double> head(static_cast<size_t>(head_dim));
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    for (int64_t h = 0; h < n_heads; ++h) {
+      float* row = x + (t * n_heads + h) * head_dim;
+      for (int64_t i = 0; i < head_dim; ++i) head[static_cast<size_t>(i)] = row[i];
+      rope_head_reference(head.data(), rotary_dim, positions[t], theta_base, mode);
+      for (int64_t i = 0; i < rotary_dim; ++i) row[i] = store(head[static_cast<size_t>(i)], x_f16);
+    }
+  }
+}
+
+void dequantize_row_reference(TableDtype dtype, const uint8_t* row, int64_t dim, float* out) {
+  auto bits16 = [](const uint8_t* p) {
+    uint16_t v;
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  };
+  switch (dtype) {
+    case TableDtype::kF32:
+      std::memcpy(out, row, static_cast<size_t>(dim) * sizeof(float));
+      return;
+    case TableDtype::kF16:
+      for (int64_t i = 0; i < dim; ++i) out[i] = f16_to_f32(bits16(row + 2 * i));
+      return;
+    case TableDtype::kBF16:
+      for (int64_t i = 0; i < dim; ++i) out[i] = bf16_to_f32(bits16(row + 2 * i));
+      return;
+    case TableDtype::kQ8_0:
+      // GGUF block of 34 bytes: d (f16 bits), then 32 int8 q; value j = d * q[j].
+      for (int64_t b = 0; b < dim / 32; ++b) {
+        const uint8_t* block = row + b * 34;
+        const double d = f16_to_f32(bits16(block));
+        for (int j = 0; j < 32; ++j) {
+          out[b * 32 + j] = static_cast<float>(d * static_cast<int8_t>(block[2 + j]));
+        }
+      }
+      return;
+    case TableDtype::kQ4_0:
+      // GGUF block of 18 bytes: d (f16 bits), then 16 bytes; byte j holds value j in its low
+      // nibble and value j + 16 in its high nibble; value = d * (nibble - 8).
+      for (int64_t b = 0; b < dim / 32; ++b) {
+        const uint8_t* block = row + b * 18;
+        const double d = f16_to_f32(bits16(block));
+        for (int j = 0; j < 16; ++j) {
+          out[b * 32 + j] = static_cast<float>(d * ((block[2 + j] & 0x0f) - 8));
+          out[b * 32 + j + 16] = static_cast<float>(d * ((block[2 + j] >> 4) - 8));
+        }
+      }
+      return;
+  }
+}
+
+bool embedding_reference(int64_t n_tokens, int64_t vocab, int64_t dim, TableDtype dtype,
+                         const uint8_t* table, int64_t row_stride_bytes, const int32_t* ids,
+                         float* out) {
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    if (ids[t] < 0 || ids[t] >= vocab) return false;
+  }
+  for (int64_t t = 0; t < n_tokens; ++t) {
+    dequantize_row_reference(dtype, table + ids[t] * row_stride_bytes, dim, out + t * dim);
+  }
+  return true;
 }
 
 }  // namespace hwinfer::reference

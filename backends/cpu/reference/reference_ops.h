@@ -1,6 +1,6 @@
 // reference_ops.h — scalar reference kernels for the per-token operations of a decoder layer
-// (RMSNorm with the optional fused residual add, SiLU-mul): the oracle the conformance suite
-// compares backends against.
+// (RMSNorm with the optional fused residual add, SiLU-mul, RoPE, embedding lookup): the oracle the
+// conformance suite compares backends against.
 //
 // Plain loops accumulating in double, on dense row-major host arrays of float values. They must
 // stay obviously correct (no threads, no SIMD, no blocking) and know nothing of the plugin ABI.
@@ -24,6 +24,40 @@ void rms_norm_reference(int64_t n_tokens, int64_t dim, float eps, const float* x
 // f16 when out_f16.
 void silu_mul_reference(int64_t count, const float* gate, const float* up, float* out,
                         bool out_f16);
+
+// RoPE pairing: NORMAL rotates (2i, 2i+1) (Llama/GGUF), NEOX rotates (i, i + rotary_dim/2)
+// (GPT-NeoX/Qwen), for i < rotary_dim/2.
+enum class RopeMode { kNormal, kNeox };
+
+// Rotates one head in place by |position|: angle_i = position * theta_base^(-2i / rotary_dim);
+// (a, b) -> (a cos - b sin, a sin + b cos) for each pair; dimensions past rotary_dim untouched.
+//   head: [head_dim] (rotary_dim even, <= head_dim)
+// The one rope of the references: reference_llama uses it too.
+void rope_head_reference(double* head, int64_t rotary_dim, int64_t position, double theta_base,
+                         RopeMode mode);
+
+// RoPE, in place, on every head of every token:
+//   x: [n_tokens, n_heads, head_dim] dense;  positions: [n_tokens]
+// The rotated values are rounded to f16 when x_f16 (the operand is stored as F16); the tail past
+// rotary_dim is left as it is.
+void rope_reference(int64_t n_tokens, int64_t n_heads, int64_t head_dim, int64_t rotary_dim,
+                    double theta_base, RopeMode mode, const int32_t* positions, float* x,
+                    bool x_f16);
+
+// Storage of an embedding table's rows.
+enum class TableDtype { kF32, kF16, kBF16, kQ8_0, kQ4_0 };
+
+// One row of |dim| values stored as |dtype| at |row| -> out[dim]. F16/BF16 are raw bits; Q8_0 and
+// Q4_0 are GGUF blocks of 32 values (plugin.h's layouts; dim % 32 == 0), read byte by byte so
+// |row| needs no alignment.
+void dequantize_row_reference(TableDtype dtype, const uint8_t* row, int64_t dim, float* out);
+
+// Embedding lookup: out[t, :] = dequant(table[ids[t], :]).
+//   table: [vocab, dim] rows |row_stride_bytes| apart;  ids: [n_tokens];  out: [n_tokens, dim]
+// Returns false (writing nothing) when an id is outside [0, vocab).
+bool embedding_reference(int64_t n_tokens, int64_t vocab, int64_t dim, TableDtype dtype,
+                         const uint8_t* table, int64_t row_stride_bytes, const int32_t* ids,
+                         float* out);
 
 }  // namespace hwinfer::reference
 
