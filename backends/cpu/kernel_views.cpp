@@ -192,6 +192,24 @@ hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation
   return nullptr;
 }
 
+bool views_overlap(const hwinfer_tensor_view& a, const hwinfer_tensor_view& b) {
+  if (a.buffer == nullptr || b.buffer == nullptr || a.buffer != b.buffer) return false;
+  auto range = [](const hwinfer_tensor_view& v, uintptr_t& begin, uintptr_t& end) {
+    int64_t low = 0, high = static_cast<int64_t>(dtype_element_bytes(v.dtype));
+    for (uint32_t i = 0; i < v.rank; ++i) {
+      const int64_t span = (v.shape[i] - 1) * v.strides_bytes[i];
+      (span < 0 ? low : high) += span;
+    }
+    const auto base = reinterpret_cast<uintptr_t>(view_data(v));
+    begin = base - static_cast<uintptr_t>(-low);
+    end = base + static_cast<uintptr_t>(high);
+  };
+  uintptr_t ab = 0, ae = 0, bb = 0, be = 0;
+  range(a, ab, ae);
+  range(b, bb, be);
+  return ab < be && bb < ae;
+}
+
 hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
   if (struct_size >= expected) return nullptr;
   return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,

@@ -46,6 +46,10 @@ inline uint8_t* view_data(const hwinfer_tensor_view& view) {
   return view.buffer->data + view.offset_bytes;
 }
 
+// True when two views (of non-block dtypes, both with buffers, having passed check_view) share a
+// byte of the same buffer. False when either has no buffer.
+bool views_overlap(const hwinfer_tensor_view& a, const hwinfer_tensor_view& b);
+
 // INVALID_ARGUMENT when a descriptor's struct_size is smaller than |kernel|'s descriptor.
 hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel);
 

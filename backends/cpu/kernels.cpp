@@ -1,6 +1,6 @@
 // kernels.cpp — the CPU plugin's kernel table and kernel_query. Implemented: GEMM (F32), the
-// bandwidth probe, rms_norm, silu_mul, kv_append, attention_decode_paged and attention_prefill;
-// the other slots (matmul_quantized, rope, embedding) are NULL until their kernels land.
+// bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, attention_decode_paged and
+// attention_prefill; the other slot (matmul_quantized) is NULL until its kernel lands.
 //
 // Each kernel has one check_* function shared by kernel_query and the enqueue slot, so the answer
 // to "can you run this?" and the enqueue-time validation never disagree. kernel_query accepts
@@ -19,6 +19,7 @@
 #include "kernel_views.h"
 #include "paged_kv_slots.h"
 #include "rowwise_ops.h"
+#include "token_ops.h"
 
 namespace hwinfer::cpu {
 
@@ -224,9 +225,9 @@ const hwinfer_kernel_table kKernelTable = {
     .attention_decode_paged = &enqueue_attention_decode_paged,
     .kv_append = &enqueue_kv_append,
     .rms_norm = &enqueue_rms_norm,
-    .rope = nullptr,
+    .rope = &enqueue_rope,
     .silu_mul = &enqueue_silu_mul,
-    .embedding = nullptr,
+    .embedding = &enqueue_embedding,
     .bandwidth_probe = &enqueue_bandwidth_probe,
 };
 
@@ -273,6 +274,21 @@ hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* d
         }
         return answer(
             check_silu_mul(device, *reinterpret_cast<const hwinfer_silu_mul_desc*>(desc), false),
+            out);
+      case HWINFER_KERNEL_ROPE:
+        if (hwinfer_error* error =
+                check_desc_size(desc->struct_size, sizeof(hwinfer_rope_desc), "rope")) {
+          return error;
+        }
+        return answer(check_rope(device, *reinterpret_cast<const hwinfer_rope_desc*>(desc), false),
+                      out);
+      case HWINFER_KERNEL_EMBEDDING:
+        if (hwinfer_error* error =
+                check_desc_size(desc->struct_size, sizeof(hwinfer_embedding_desc), "embedding")) {
+          return error;
+        }
+        return answer(
+            check_embedding(device, *reinterpret_cast<const hwinfer_embedding_desc*>(desc), false),
             out);
       case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
         if (hwinfer_error* error =

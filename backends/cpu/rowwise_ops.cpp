@@ -45,24 +45,6 @@ hwinfer_error* check_float_dtype(const hwinfer_tensor_view& view, const char* ke
                             operand, dtype_name(view.dtype).c_str());
 }
 
-bool overlap(const hwinfer_tensor_view& a, const hwinfer_tensor_view& b) {
-  if (a.buffer == nullptr || b.buffer == nullptr || a.buffer != b.buffer) return false;
-  auto range = [](const hwinfer_tensor_view& v, uintptr_t& begin, uintptr_t& end) {
-    int64_t low = 0, high = static_cast<int64_t>(dtype_element_bytes(v.dtype));
-    for (uint32_t i = 0; i < v.rank; ++i) {
-      const int64_t span = (v.shape[i] - 1) * v.strides_bytes[i];
-      (span < 0 ? low : high) += span;
-    }
-    const auto base = reinterpret_cast<uintptr_t>(view_data(v));
-    begin = base - static_cast<uintptr_t>(-low);
-    end = base + static_cast<uintptr_t>(high);
-  };
-  uintptr_t ab = 0, ae = 0, bb = 0, be = 0;
-  range(a, ab, ae);
-  range(b, bb, be);
-  return ab < be && bb < ae;
-}
-
 hwinfer_error* overlap_error(const char* kernel, const char* a, const char* b) {
   return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                             "cpu %s: operands %s and %s overlap in memory", kernel, a, b);
@@ -206,12 +188,12 @@ hwinfer_error* check_rms_norm(const hwinfer_device* device, const hwinfer_rms_no
       return error;
     }
   }
-  if (overlap(d.out, d.x)) return overlap_error(kName, "out", "x");
-  if (overlap(d.out, d.weight)) return overlap_error(kName, "out", "weight");
+  if (views_overlap(d.out, d.x)) return overlap_error(kName, "out", "x");
+  if (views_overlap(d.out, d.weight)) return overlap_error(kName, "out", "weight");
   if (has_residual) {
-    if (overlap(d.out, d.residual)) return overlap_error(kName, "out", "residual");
-    if (overlap(d.residual, d.x)) return overlap_error(kName, "residual", "x");
-    if (overlap(d.residual, d.weight)) return overlap_error(kName, "residual", "weight");
+    if (views_overlap(d.out, d.residual)) return overlap_error(kName, "out", "residual");
+    if (views_overlap(d.residual, d.x)) return overlap_error(kName, "residual", "x");
+    if (views_overlap(d.residual, d.weight)) return overlap_error(kName, "residual", "weight");
   }
   return nullptr;
 }
@@ -295,8 +277,8 @@ hwinfer_error* check_silu_mul(const hwinfer_device* device, const hwinfer_silu_m
                      device, require_buffers)) {
     return error;
   }
-  if (overlap(d.out, d.gate)) return overlap_error(kName, "out", "gate");
-  if (overlap(d.out, d.up)) return overlap_error(kName, "out", "up");
+  if (views_overlap(d.out, d.gate)) return overlap_error(kName, "out", "gate");
+  if (views_overlap(d.out, d.up)) return overlap_error(kName, "out", "up");
   return nullptr;
 }
 

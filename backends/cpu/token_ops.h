@@ -1,0 +1,35 @@
+// token_ops.h — the CPU backend's per-token position and lookup kernels: RoPE (in place on q and
+// the optional k) and the embedding lookup. One check_* per kernel, shared by kernel_query (views
+// without buffers) and the enqueue slot (buffers required), so the two never disagree; kernels.cpp
+// puts the enqueue_* functions in the kernel table and routes kernel_query here.
+//
+//   rope:       q: [n_tokens, n_heads, head_dim], k (optional): [n_tokens, n_kv_heads, head_dim]
+//               F32 | F16 (innermost contiguous, outer strides free);  positions: [n_tokens] I32.
+//               NORMAL and NEOX pairing; rotary_dim even and <= head_dim (even).
+//   embedding:  table: [vocab, dim] F32 | F16 | BF16 (innermost contiguous) | Q8_0 | Q4_0 (GGUF
+//               blocks packed along dim, dim % 32 == 0, innermost stride 0);  ids: [n_tokens] I32;
+//               out: [n_tokens, dim] F32 (innermost contiguous).  An id outside [0, vocab) is
+//               INVALID_ARGUMENT from the stream's next sync, and nothing is written.
+//
+// Must not run kernels on the enqueueing thread, and must not accept outputs that overlap inputs
+// (rope's q and k are in/out and must not overlap each other).
+#ifndef HWINFER_BACKENDS_CPU_TOKEN_OPS_H_
+#define HWINFER_BACKENDS_CPU_TOKEN_OPS_H_
+
+#include "cpu_internal.h"
+
+namespace hwinfer::cpu {
+
+// NULL when |d| is well-formed and runnable; INVALID_ARGUMENT when malformed; UNSUPPORTED with a
+// reason when well-formed but not runnable here. Buffers are required only when |require_buffers|.
+hwinfer_error* check_rope(const hwinfer_device* device, const hwinfer_rope_desc& d,
+                          bool require_buffers);
+hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc);
+
+hwinfer_error* check_embedding(const hwinfer_device* device, const hwinfer_embedding_desc& d,
+                               bool require_buffers);
+hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
+
+}  // namespace hwinfer::cpu
+
+#endif  // HWINFER_BACKENDS_CPU_TOKEN_OPS_H_
