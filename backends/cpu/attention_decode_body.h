@@ -9,6 +9,13 @@
 // The splits' partial (m, l, acc) are merged per query head afterwards:
 //   M = max_i m_i,  out = sum_i exp(m_i - M) acc_i / sum_i exp(m_i - M) l_i.
 //   q, out: [n_seqs, n_heads, head_dim];  partials: [items, G] (m, l), [items, G, head_dim] (acc)
+//
+// Per block of KV rows: the K rows are converted to f32 once (shared by the G heads), the G x rows
+// scores computed, exponentiated and summed, then the V rows converted once and accumulated into
+// acc (rescaled by the softmax correction in the same pass). The AVX2 build (F16C) does the dots
+// four rows at a time, exp eight scores at a time (a Cephes-style polynomial, ~1 ulp) and the
+// accumulation with acc held in registers across the block's rows; head_dim not a multiple of 8
+// takes the plain loops. Scratch is allocated once per work item, never per row.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -31,7 +38,7 @@ namespace hwinfer::cpu::HWINFER_ATTENTION_DECODE_NS {
 
 namespace {
 
-// load_kv_row (paged_kv.h), with F16 rows converted 8 at a time by F16C in the AVX2 build.
+// load_kv_row (paged_kv.h), with F16 (F16C) and I8 rows converted 8 at a time in the AVX2 build.
 HWINFER_ATTENTION_DECODE_TARGET inline void load_pool_row(const PagedKvPool& pool, int64_t block,
                                                           int64_t row, int64_t head, int64_t dim,
                                                           float* dst) {
@@ -46,6 +53,23 @@ HWINFER_ATTENTION_DECODE_TARGET inline void load_pool_row(const PagedKvPool& poo
     }
     const auto* tail = reinterpret_cast<const uint16_t*>(src);
     for (; d < dim; ++d) dst[d] = half_to_float(tail[d]);
+    return;
+  }
+  if (pool.dtype == HWINFER_DTYPE_I8) {
+    const auto* src = reinterpret_cast<const int8_t*>(
+        pool.data + block * pool.block_stride + row * pool.row_stride + head * pool.head_stride);
+    float scale = 0.0f;
+    std::memcpy(&scale,
+                pool.scales + block * pool.scale_block_stride + head * pool.scale_head_stride,
+                sizeof(scale));
+    const __m256 scale8 = _mm256_set1_ps(scale);
+    int64_t d = 0;
+    for (; d + 8 <= dim; d += 8) {
+      const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(src + d));
+      const __m256 values = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes));
+      _mm256_storeu_ps(dst + d, _mm256_mul_ps(scale8, values));
+    }
+    for (; d < dim; ++d) dst[d] = scale * static_cast<float>(src[d]);
     return;
   }
 #endif
@@ -66,6 +90,158 @@ HWINFER_ATTENTION_DECODE_TARGET inline float dot(const float* a, const float* b,
               ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
   for (; d < n; ++d) sum += a[d] * b[d];
   return sum;
+}
+
+#if HWINFER_ATTENTION_DECODE_F16C
+// exp(x) for 8 lanes: x = n ln2 + r (|r| <= ln2 / 2), e^r by Cephes' degree-5 polynomial (relative
+// error ~1e-7), 2^n through the exponent bits. Lanes below -87.3 (and -inf) give 0; exp(0) = 1
+// exactly. Inputs here are scores minus their running max, so never above 0.
+HWINFER_ATTENTION_DECODE_TARGET inline __m256 exp8(__m256 x) {
+  const __m256 underflow = _mm256_cmp_ps(x, _mm256_set1_ps(-87.33654f), _CMP_LT_OQ);
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.33654f)), _mm256_set1_ps(88.37626f));
+  const __m256 n = _mm256_floor_ps(
+      _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
+  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
+  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i exponent =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  y = _mm256_mul_ps(y, _mm256_castsi256_ps(exponent));
+  return _mm256_andnot_ps(underflow, y);
+}
+
+// Sum of the 8 lanes of each of a0..a3 -> [sum a0, sum a1, sum a2, sum a3].
+HWINFER_ATTENTION_DECODE_TARGET inline __m128 hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
+  const __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+  return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
+}
+#endif
+
+// s[r] = q . rows[r] for r < n_rows.  q: [dim];  rows: [n_rows, dim]
+HWINFER_ATTENTION_DECODE_TARGET inline void block_scores(const float* q, const float* rows,
+                                                         int64_t n_rows, int64_t dim, float* s) {
+  int64_t r = 0;
+#if HWINFER_ATTENTION_DECODE_F16C
+  if (dim % 8 == 0) {
+    for (; r + 4 <= n_rows; r += 4) {
+      const float* k0 = rows + r * dim;
+      __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+      for (int64_t d = 0; d < dim; d += 8) {
+        const __m256 qv = _mm256_loadu_ps(q + d);
+        a0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + d), a0);
+        a1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + dim + d), a1);
+        a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + 2 * dim + d), a2);
+        a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(k0 + 3 * dim + d), a3);
+      }
+      _mm_storeu_ps(s + r, hsum4(a0, a1, a2, a3));
+    }
+  }
+#endif
+  for (; r < n_rows; ++r) s[r] = dot(q, rows + r * dim, dim);
+}
+
+// s[r] = exp(s[r] - shift(r)) for r < n_rows, where |shift| maps a row to what it subtracts;
+// returns the sum of the results.
+template <typename Shift>
+HWINFER_ATTENTION_DECODE_TARGET inline float exp_shifted_by(float* s, int64_t n_rows, Shift shift) {
+  float sum = 0.0f;
+  int64_t r = 0;
+#if HWINFER_ATTENTION_DECODE_F16C
+  __m256 total = _mm256_setzero_ps();
+  alignas(32) float x[8];
+  for (; r < n_rows; r += 8) {
+    // 8 rows at a time; the last 1..7 padded with -inf (exp = 0).
+    for (int i = 0; i < 8; ++i) x[i] = r + i < n_rows ? s[r + i] - shift(r + i) : -INFINITY;
+    const __m256 e = exp8(_mm256_load_ps(x));
+    _mm256_store_ps(x, e);
+    for (int64_t i = 0; i < 8 && r + i < n_rows; ++i) s[r + i] = x[i];
+    total = _mm256_add_ps(total, e);
+  }
+  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
+  const __m128 quarter = _mm_add_ps(half, _mm_movehl_ps(half, half));
+  sum = _mm_cvtss_f32(_mm_add_ss(quarter, _mm_movehdup_ps(quarter)));
+#endif
+  for (; r < n_rows; ++r) {
+    s[r] = std::exp(s[r] - shift(r));
+    sum += s[r];
+  }
+  return sum;
+}
+
+// s[r] = exp(s[r] - max) for r < n_rows; returns their sum. Full groups of 8 go straight through
+// exp8; the last 1..7 rows through exp_shifted_by.
+HWINFER_ATTENTION_DECODE_TARGET inline float exp_shifted(float* s, int64_t n_rows, float max) {
+  int64_t r = 0;
+  float sum = 0.0f;
+#if HWINFER_ATTENTION_DECODE_F16C
+  const __m256 shift = _mm256_set1_ps(max);
+  __m256 total = _mm256_setzero_ps();
+  for (; r + 8 <= n_rows; r += 8) {
+    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(s + r), shift));
+    _mm256_storeu_ps(s + r, e);
+    total = _mm256_add_ps(total, e);
+  }
+  const __m128 half = _mm_add_ps(_mm256_castps256_ps128(total), _mm256_extractf128_ps(total, 1));
+  const __m128 quarter = _mm_add_ps(half, _mm_movehl_ps(half, half));
+  sum = _mm_cvtss_f32(_mm_add_ss(quarter, _mm_movehdup_ps(quarter)));
+#endif
+  return sum + exp_shifted_by(s + r, n_rows - r, [max](int64_t) { return max; });
+}
+
+// s[g] = exp(s[g] - max[g]) for g < n.
+HWINFER_ATTENTION_DECODE_TARGET inline void exp_shifted(float* s, int64_t n, const float* max) {
+  exp_shifted_by(s, n, [max](int64_t g) { return max[g]; });
+}
+
+// acc = acc * correction + sum_r s[r] * rows[r].  acc: [dim];  rows: [n_rows, dim]
+HWINFER_ATTENTION_DECODE_TARGET inline void accumulate(float* acc, float correction, const float* s,
+                                                       const float* rows, int64_t n_rows,
+                                                       int64_t dim) {
+#if HWINFER_ATTENTION_DECODE_F16C
+  if (dim % 8 == 0) {
+    // 32 dimensions (four registers) at a time stay in registers across the rows.
+    const __m256 c = _mm256_set1_ps(correction);
+    int64_t d = 0;
+    for (; d + 32 <= dim; d += 32) {
+      __m256 a0 = _mm256_mul_ps(c, _mm256_loadu_ps(acc + d));
+      __m256 a1 = _mm256_mul_ps(c, _mm256_loadu_ps(acc + d + 8));
+      __m256 a2 = _mm256_mul_ps(c, _mm256_loadu_ps(acc + d + 16));
+      __m256 a3 = _mm256_mul_ps(c, _mm256_loadu_ps(acc + d + 24));
+      for (int64_t r = 0; r < n_rows; ++r) {
+        const __m256 w = _mm256_broadcast_ss(s + r);
+        const float* row = rows + r * dim + d;
+        a0 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row), a0);
+        a1 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 8), a1);
+        a2 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 16), a2);
+        a3 = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 24), a3);
+      }
+      _mm256_storeu_ps(acc + d, a0);
+      _mm256_storeu_ps(acc + d + 8, a1);
+      _mm256_storeu_ps(acc + d + 16, a2);
+      _mm256_storeu_ps(acc + d + 24, a3);
+    }
+    for (; d < dim; d += 8) {
+      __m256 a = _mm256_mul_ps(c, _mm256_loadu_ps(acc + d));
+      for (int64_t r = 0; r < n_rows; ++r) {
+        a = _mm256_fmadd_ps(_mm256_broadcast_ss(s + r), _mm256_loadu_ps(rows + r * dim + d), a);
+      }
+      _mm256_storeu_ps(acc + d, a);
+    }
+    return;
+  }
+#endif
+  for (int64_t d = 0; d < dim; ++d) acc[d] *= correction;
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const float weight = s[r];
+    const float* row = rows + r * dim;
+    for (int64_t d = 0; d < dim; ++d) acc[d] += weight * row[d];
+  }
 }
 
 HWINFER_ATTENTION_DECODE_TARGET inline void load_vector(const uint8_t* src, uint32_t dtype,
@@ -131,6 +307,7 @@ HWINFER_ATTENTION_DECODE_TARGET void run_split(const AttentionDecodeProblem& p, 
   std::vector<float> q(static_cast<size_t>(group * dim));
   std::vector<float> rows(static_cast<size_t>(block_size * dim));
   std::vector<float> scores(static_cast<size_t>(group * block_size));
+  std::vector<float> correction(static_cast<size_t>(group)), new_max(static_cast<size_t>(group));
   for (int64_t g = 0; g < group; ++g) {
     load_vector(p.q + seq * p.q_seq_stride + (kv_head * group + g) * p.q_head_stride, p.dtype, dim,
                 p.scale, q.data() + g * dim);
@@ -142,36 +319,29 @@ HWINFER_ATTENTION_DECODE_TARGET void run_split(const AttentionDecodeProblem& p, 
     for (int64_t r = 0; r < n_rows; ++r) {
       load_pool_row(p.k, block, r, kv_head, dim, rows.data() + r * dim);
     }
+    // Scores and the new running max of every head, then all G corrections in one pass
+    // (exp(-inf) = 0 on the first block), then the scores' exponentials and sums.
     for (int64_t g = 0; g < group; ++g) {
       float* s = scores.data() + g * block_size;
+      block_scores(q.data() + g * dim, rows.data(), n_rows, dim, s);
       float block_max = -INFINITY;
-      for (int64_t r = 0; r < n_rows; ++r) {
-        s[r] = dot(q.data() + g * dim, rows.data() + r * dim, dim);
-        block_max = std::max(block_max, s[r]);
-      }
-      const float new_max = std::max(m[g], block_max);
-      const float correction = std::exp(m[g] - new_max);  // 0 on the first block
-      float block_sum = 0.0f;
-      for (int64_t r = 0; r < n_rows; ++r) {
-        s[r] = std::exp(s[r] - new_max);
-        block_sum += s[r];
-      }
-      l[g] = l[g] * correction + block_sum;
-      m[g] = new_max;
-      float* a = acc + g * dim;
-      for (int64_t d = 0; d < dim; ++d) a[d] *= correction;
+      for (int64_t r = 0; r < n_rows; ++r) block_max = std::max(block_max, s[r]);
+      new_max[static_cast<size_t>(g)] = std::max(m[g], block_max);
+      correction[static_cast<size_t>(g)] = m[g];
+    }
+    exp_shifted(correction.data(), group, new_max.data());
+    for (int64_t g = 0; g < group; ++g) {
+      const float max = new_max[static_cast<size_t>(g)];
+      l[g] = l[g] * correction[static_cast<size_t>(g)] +
+             exp_shifted(scores.data() + g * block_size, n_rows, max);
+      m[g] = max;
     }
     for (int64_t r = 0; r < n_rows; ++r) {
       load_pool_row(p.v, block, r, kv_head, dim, rows.data() + r * dim);
     }
     for (int64_t g = 0; g < group; ++g) {
-      const float* s = scores.data() + g * block_size;
-      float* a = acc + g * dim;
-      for (int64_t r = 0; r < n_rows; ++r) {
-        const float weight = s[r];
-        const float* row = rows.data() + r * dim;
-        for (int64_t d = 0; d < dim; ++d) a[d] += weight * row[d];
-      }
+      accumulate(acc + g * dim, correction[static_cast<size_t>(g)], scores.data() + g * block_size,
+                 rows.data(), n_rows, dim);
     }
   }
 }

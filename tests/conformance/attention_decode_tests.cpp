@@ -44,6 +44,7 @@ const DecodeCase kCases[] = {
     {{1000, 17, 1}, 16, 4, 64, 16},       // GQA 4
     {{4096}, 8, 1, 64, 16},               // GQA 8 (MQA), batch 1, long: split over the length
     {{7, 100, 33}, 8, 2, 40, 5},          // odd head_dim and block size
+    {{9, 50, 203}, 12, 4, 36, 3},         // head_dim not a multiple of 8, GQA 3
 };
 
 hwinfer_attention_decode_paged_desc MakeDesc(const DecodeCase& c, const PagedKvHost& host,
