@@ -202,6 +202,8 @@ std::vector<Tile> make_tiles(const AttentionPrefillProblem& p, int64_t tile_toke
 
 #if HWINFER_CPU_HAVE_AVX2_KERNEL
 // Items = (query tile, KV head); each running item holds one of thread_count() scratch slots.
+// K and V are read in place when they are F32 rows of a multiple of 8, else converted to f32 once
+// (in parallel) before the items run.
 void run_avx2(const AttentionPrefillProblem& p, ThreadPool& pool) {
   const int64_t group = p.n_heads / p.n_kv_heads;
   const int64_t tile_tokens = std::max<int64_t>(1, (kAvx2TargetRows + group - 1) / group);
@@ -210,9 +212,35 @@ void run_avx2(const AttentionPrefillProblem& p, ThreadPool& pool) {
   const int64_t slot_floats =
       (avx2::attention_prefill_scratch_floats(tile_tokens * group, p.head_dim) + 15) / 16 * 16;
   const int n_slots = pool.thread_count();
-  std::unique_ptr<float[]> scratch(new float[static_cast<size_t>(slot_floats * n_slots + 16)]);
+  const int64_t d8 = (p.head_dim + 7) / 8 * 8;
+  const bool in_place = avx2::attention_prefill_kv_in_place(p);
+  const int64_t kv_floats = in_place ? 0 : p.n_tokens * p.n_kv_heads * d8;
+  std::unique_ptr<float[]> scratch(
+      new float[static_cast<size_t>(slot_floats * n_slots + 2 * kv_floats + 16)]);
   float* aligned = scratch.get();
   while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0) ++aligned;
+  PrefillKv kv;
+  if (in_place) {
+    kv.k = reinterpret_cast<const float*>(p.k.data);
+    kv.v = reinterpret_cast<const float*>(p.v.data);
+    kv.k_token = p.k.token_stride / 4;
+    kv.k_head = p.k.head_stride / 4;
+    kv.v_token = p.v.token_stride / 4;
+    kv.v_head = p.v.head_stride / 4;
+  } else {
+    float* k = aligned + slot_floats * n_slots;
+    float* v = k + kv_floats;
+    constexpr int64_t kConvertTokens = 64;
+    pool.parallel_for((p.n_tokens + kConvertTokens - 1) / kConvertTokens, [&](int64_t chunk) {
+      const int64_t begin = chunk * kConvertTokens;
+      avx2::attention_prefill_convert_kv(p, begin, std::min(p.n_tokens, begin + kConvertTokens), k,
+                                         v);
+    });
+    kv.k = k;
+    kv.v = v;
+    kv.k_token = kv.v_token = p.n_kv_heads * d8;
+    kv.k_head = kv.v_head = d8;
+  }
   std::unique_ptr<std::atomic<bool>[]> busy(new std::atomic<bool>[static_cast<size_t>(n_slots)]);
   for (int i = 0; i < n_slots; ++i) busy[i].store(false);
   pool.parallel_for(static_cast<int64_t>(tiles.size()) * p.n_kv_heads, [&](int64_t item) {
@@ -227,7 +255,7 @@ void run_avx2(const AttentionPrefillProblem& p, ThreadPool& pool) {
     // At most thread_count() items run at once, so a slot is always free.
     int slot = 0;
     while (busy[slot].exchange(true, std::memory_order_acquire)) slot = (slot + 1) % n_slots;
-    avx2::attention_prefill_item(p, work, aligned + slot * slot_floats);
+    avx2::attention_prefill_item(p, kv, work, aligned + slot * slot_floats);
     busy[slot].store(false, std::memory_order_release);
   });
 }

@@ -61,13 +61,27 @@ struct PrefillWork {
   int64_t seq = 0, begin = 0, end = 0, seq_begin = 0, seq_end = 0, kv_head = 0;
 };
 
+// The new tokens' K and V as f32 rows of round_up(head_dim, 8) floats, zero padded (strides in
+// floats): k[token * k_token + head * k_head + d]. Either q's F32 operands themselves (when
+// head_dim % 8 == 0) or a copy converted once per call.
+struct PrefillKv {
+  const float *k = nullptr, *v = nullptr;
+  int64_t k_token = 0, k_head = 0, v_token = 0, v_head = 0;
+};
+
 #if HWINFER_CPU_HAVE_AVX2_KERNEL
 namespace avx2 {
 // Floats of per-thread scratch one item of |rows| query rows needs (64-byte aligned base).
 int64_t attention_prefill_scratch_floats(int64_t rows, int64_t head_dim);
+// True when the F32 operands k and v can be read in place (see PrefillKv).
+bool attention_prefill_kv_in_place(const AttentionPrefillProblem& problem);
+// Converts tokens [begin, end) of k and v into k_dst, v_dst: [n_tokens, n_kv_heads,
+// round_up(head_dim, 8)] f32.
+void attention_prefill_convert_kv(const AttentionPrefillProblem& problem, int64_t begin,
+                                  int64_t end, float* k_dst, float* v_dst);
 // Computes |work| (validated problem) into problem.out.
-void attention_prefill_item(const AttentionPrefillProblem& problem, const PrefillWork& work,
-                            float* scratch);
+void attention_prefill_item(const AttentionPrefillProblem& problem, const PrefillKv& kv,
+                            const PrefillWork& work, float* scratch);
 }  // namespace avx2
 #endif
 

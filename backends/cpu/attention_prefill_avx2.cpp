@@ -11,8 +11,8 @@
 // to f32 once for G * tile_tokens query rows. Row r = i * G + g (token-major: token i of the tile,
 // head kv_head * G + g). Per item, in its scratch (floats, D = head_dim rounded up to 8, R = rows
 // rounded up to 16):
-//   qt [D][R]  scale * Q, transposed     k, v [kKeyRows][D]  one key tile, zero padded
-//   st [kKeyRows][R]  scores, then probabilities, of the key tile (transposed: key-major)
+//   qt [D][R]  scale * Q, transposed     k, v [kKeyTile][D]  one key tile of the cached prefix
+//   st [kKeyTile][R]  scores, then probabilities, of the key tile (transposed: key-major)
 //   o [R][D] accumulator;  m, l, corr [R];  vis [R] (int32) keys of the tile each row may see
 // Key tiles (<= kKeyTile keys): first the cached prefix (gathered across blocks), then the new
 // tokens up to the tile's last query when causal. For each key tile:
@@ -39,7 +39,6 @@ namespace {
 
 constexpr int64_t kKeyTile = 64;   // keys per tile
 constexpr int64_t kKeyGroup = 6;   // keys per S^T micro-tile
-constexpr int64_t kKeyRows = 66;   // kKeyTile rounded up to kKeyGroup
 constexpr int64_t kRowBlock = 6;   // query rows per P * V micro-tile
 constexpr int64_t kRowAlign = 16;  // query rows per S^T micro-tile
 
@@ -59,9 +58,9 @@ struct Layout {
       return start;
     };
     qt = take(d8 * rp);
-    k = take(kKeyRows * d8);
-    v = take(kKeyRows * d8);
-    st = take(kKeyRows * rp);
+    k = take(kKeyTile * d8);
+    v = take(kKeyTile * d8);
+    st = take(kKeyTile * rp);
     o = take(rp * d8);
     m = take(rp);
     l = take(rp);
@@ -131,31 +130,41 @@ HWINFER_PREFILL_TARGET inline void load_row(const uint8_t* src, uint32_t dtype, 
   for (; d < d8; ++d) dst[d] = 0.0f;
 }
 
-// st[j * rp + c] = sum_d k[j * d8 + d] * qt[d * rp + c] for 6 keys j and 16 rows c.
-HWINFER_PREFILL_TARGET inline void scores_6x16(const float* k, const float* qt, int64_t d8,
-                                               int64_t rp, float* st) {
-  __m256 acc[kKeyGroup][2];
+// st[j * rp + c] = sum_d k[j * k_stride + d] * qt[d * rp + c] for J keys j and 16 rows c.
+template <int J>
+HWINFER_PREFILL_TARGET inline void scores_tile(const float* k, int64_t k_stride, const float* qt,
+                                               int64_t d8, int64_t rp, float* st) {
+  __m256 acc[J][2];
   for (auto& row : acc) row[0] = row[1] = _mm256_setzero_ps();
   for (int64_t d = 0; d < d8; ++d) {
     const __m256 q0 = _mm256_loadu_ps(qt + d * rp);
     const __m256 q1 = _mm256_loadu_ps(qt + d * rp + 8);
-    for (int64_t j = 0; j < kKeyGroup; ++j) {
-      const __m256 kb = _mm256_broadcast_ss(k + j * d8 + d);
+    for (int j = 0; j < J; ++j) {
+      const __m256 kb = _mm256_broadcast_ss(k + j * k_stride + d);
       acc[j][0] = _mm256_fmadd_ps(kb, q0, acc[j][0]);
       acc[j][1] = _mm256_fmadd_ps(kb, q1, acc[j][1]);
     }
   }
-  for (int64_t j = 0; j < kKeyGroup; ++j) {
+  for (int j = 0; j < J; ++j) {
     _mm256_storeu_ps(st + j * rp, acc[j][0]);
     _mm256_storeu_ps(st + j * rp + 8, acc[j][1]);
   }
 }
 
-// o[m * d8 + c] = corr[m] * o[m * d8 + c] + sum_{j < n_keys} p[j * rp + m] * v[j * d8 + c]
+template <int J>
+HWINFER_PREFILL_TARGET inline void scores_rows(const float* k, int64_t k_stride, const float* qt,
+                                               int64_t d8, int64_t rp, int64_t r_first, float* st) {
+  for (int64_t rc = r_first; rc < rp; rc += kRowAlign) {
+    scores_tile<J>(k, k_stride, qt + rc, d8, rp, st + rc);
+  }
+}
+
+// o[m * d8 + c] = corr[m] * o[m * d8 + c] + sum_{j < n_keys} p[j * rp + m] * v[j * v_stride + c]
 // for M rows m and 8 * NV columns c.
 template <int M, int NV>
-HWINFER_PREFILL_TARGET inline void pv_tile(const float* p, int64_t rp, const float* v, int64_t d8,
-                                           int64_t n_keys, const float* corr, float* o) {
+HWINFER_PREFILL_TARGET inline void pv_tile(const float* p, int64_t rp, const float* v,
+                                           int64_t v_stride, int64_t d8, int64_t n_keys,
+                                           const float* corr, float* o) {
   __m256 acc[M][NV];
   for (int m = 0; m < M; ++m) {
     const __m256 c = _mm256_broadcast_ss(corr + m);
@@ -163,7 +172,7 @@ HWINFER_PREFILL_TARGET inline void pv_tile(const float* p, int64_t rp, const flo
   }
   for (int64_t j = 0; j < n_keys; ++j) {
     __m256 vv[NV];
-    for (int n = 0; n < NV; ++n) vv[n] = _mm256_loadu_ps(v + j * d8 + 8 * n);
+    for (int n = 0; n < NV; ++n) vv[n] = _mm256_loadu_ps(v + j * v_stride + 8 * n);
     for (int m = 0; m < M; ++m) {
       const __m256 pb = _mm256_broadcast_ss(p + j * rp + m);
       for (int n = 0; n < NV; ++n) acc[m][n] = _mm256_fmadd_ps(pb, vv[n], acc[m][n]);
@@ -175,11 +184,12 @@ HWINFER_PREFILL_TARGET inline void pv_tile(const float* p, int64_t rp, const flo
 }
 
 template <int M>
-HWINFER_PREFILL_TARGET inline void pv_rows(const float* p, int64_t rp, const float* v, int64_t d8,
-                                           int64_t n_keys, const float* corr, float* o) {
+HWINFER_PREFILL_TARGET inline void pv_rows(const float* p, int64_t rp, const float* v,
+                                           int64_t v_stride, int64_t d8, int64_t n_keys,
+                                           const float* corr, float* o) {
   int64_t c = 0;
-  for (; c + 16 <= d8; c += 16) pv_tile<M, 2>(p, rp, v + c, d8, n_keys, corr, o + c);
-  if (c < d8) pv_tile<M, 1>(p, rp, v + c, d8, n_keys, corr, o + c);
+  for (; c + 16 <= d8; c += 16) pv_tile<M, 2>(p, rp, v + c, v_stride, d8, n_keys, corr, o + c);
+  if (c < d8) pv_tile<M, 1>(p, rp, v + c, v_stride, d8, n_keys, corr, o + c);
 }
 
 struct Item {
@@ -190,16 +200,16 @@ struct Item {
   float* base;
 };
 
-// Folds the n keys now in k/v into the state; vis[r] (already set) = keys of the tile row r may
-// see (<= 0: none). first_token_key = (causal new tokens) the tile's first key's packed token
-// index, else -1: lets the score pass skip key groups no row can see yet.
-HWINFER_PREFILL_TARGET void fold_tile(const Item& it, int64_t n, int64_t first_token_key) {
+// Folds n keys (rows k[j * k_stride], v[j * v_stride]) into the state; vis[r] (already set) =
+// keys of the tile row r may see (<= 0: none). first_token_key = (causal new tokens) the tile's
+// first key's packed token index, else -1: lets the score pass skip key groups no row can see yet.
+HWINFER_PREFILL_TARGET void fold_tile(const Item& it, const float* k, int64_t k_stride,
+                                      const float* v, int64_t v_stride, int64_t n,
+                                      int64_t first_token_key) {
   const Layout& L = it.layout;
   const int64_t d8 = L.d8, rp = L.rp;
   float* base = it.base;
   const float* qt = base + L.qt;
-  const float* k = base + L.k;
-  const float* v = base + L.v;
   float* st = base + L.st;
   float* o = base + L.o;
   float* m = base + L.m;
@@ -215,8 +225,27 @@ HWINFER_PREFILL_TARGET void fold_tile(const Item& it, int64_t n, int64_t first_t
       r_first = std::max<int64_t>(0, token) * it.group / kRowAlign * kRowAlign;
       if (r_first >= it.rows) continue;
     }
-    for (int64_t rc = r_first; rc < rp; rc += kRowAlign) {
-      scores_6x16(k + jg * d8, qt + rc, d8, rp, st + jg * rp + rc);
+    const float* kg = k + jg * k_stride;
+    float* sg = st + jg * rp;
+    switch (std::min(kKeyGroup, n - jg)) {
+      case 6:
+        scores_rows<6>(kg, k_stride, qt, d8, rp, r_first, sg);
+        break;
+      case 5:
+        scores_rows<5>(kg, k_stride, qt, d8, rp, r_first, sg);
+        break;
+      case 4:
+        scores_rows<4>(kg, k_stride, qt, d8, rp, r_first, sg);
+        break;
+      case 3:
+        scores_rows<3>(kg, k_stride, qt, d8, rp, r_first, sg);
+        break;
+      case 2:
+        scores_rows<2>(kg, k_stride, qt, d8, rp, r_first, sg);
+        break;
+      default:
+        scores_rows<1>(kg, k_stride, qt, d8, rp, r_first, sg);
+        break;
     }
   }
 
@@ -275,28 +304,49 @@ HWINFER_PREFILL_TARGET void fold_tile(const Item& it, int64_t n, int64_t first_t
     float* orow = o + r0 * d8;
     switch (block_rows) {
       case 6:
-        pv_rows<6>(p, rp, v, d8, n_keys, corr + r0, orow);
+        pv_rows<6>(p, rp, v, v_stride, d8, n_keys, corr + r0, orow);
         break;
       case 5:
-        pv_rows<5>(p, rp, v, d8, n_keys, corr + r0, orow);
+        pv_rows<5>(p, rp, v, v_stride, d8, n_keys, corr + r0, orow);
         break;
       case 4:
-        pv_rows<4>(p, rp, v, d8, n_keys, corr + r0, orow);
+        pv_rows<4>(p, rp, v, v_stride, d8, n_keys, corr + r0, orow);
         break;
       case 3:
-        pv_rows<3>(p, rp, v, d8, n_keys, corr + r0, orow);
+        pv_rows<3>(p, rp, v, v_stride, d8, n_keys, corr + r0, orow);
         break;
       case 2:
-        pv_rows<2>(p, rp, v, d8, n_keys, corr + r0, orow);
+        pv_rows<2>(p, rp, v, v_stride, d8, n_keys, corr + r0, orow);
         break;
       default:
-        pv_rows<1>(p, rp, v, d8, n_keys, corr + r0, orow);
+        pv_rows<1>(p, rp, v, v_stride, d8, n_keys, corr + r0, orow);
         break;
     }
   }
 }
 
-HWINFER_PREFILL_TARGET void run_item(const Item& it) {
+// dst[c * dst_stride + r] = src[r * src_stride + c] for an 8 x 8 block.
+HWINFER_PREFILL_TARGET inline void transpose_8x8(const float* src, int64_t src_stride, float* dst,
+                                                 int64_t dst_stride) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * src_stride);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    r[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    r[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+    r[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    r[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+  }
+  for (int i = 0; i < 4; ++i) {
+    _mm256_storeu_ps(dst + i * dst_stride, _mm256_permute2f128_ps(r[i], r[i + 4], 0x20));
+    _mm256_storeu_ps(dst + (i + 4) * dst_stride, _mm256_permute2f128_ps(r[i], r[i + 4], 0x31));
+  }
+}
+
+HWINFER_PREFILL_TARGET void run_item(const Item& it, const PrefillKv& kv) {
   const AttentionPrefillProblem& p = *it.p;
   const PrefillWork& w = *it.w;
   const Layout& L = it.layout;
@@ -305,31 +355,28 @@ HWINFER_PREFILL_TARGET void run_item(const Item& it) {
   float* qt = base + L.qt;
   float* k = base + L.k;
   float* v = base + L.v;
+  float* o = base + L.o;
   auto* vis = reinterpret_cast<int32_t*>(base + L.vis);
 
-  // Q^T (scaled), zero padded; the state; the key tile's padding rows stay zero.
-  std::memset(qt, 0, sizeof(float) * static_cast<size_t>(d8 * rp));
-  float* row = base + L.o;  // o is still free: use its first row as the staging row
-  for (int64_t i = 0; i < w.end - w.begin; ++i) {
-    for (int64_t g = 0; g < group; ++g) {
-      const int64_t r = i * group + g;
-      load_row(
-          p.q.data + (w.begin + i) * p.q.token_stride + (w.kv_head * group + g) * p.q.head_stride,
-          p.q.dtype, dim, d8, p.scale, row);
-      for (int64_t d = 0; d < dim; ++d) qt[d * rp + r] = row[d];
-    }
+  // Q^T (scaled), zero padded: rows staged in o (still free), then 8 x 8 block transposes.
+  for (int64_t r = 0; r < it.rows; ++r) {
+    const int64_t token = w.begin + r / group, head = w.kv_head * group + r % group;
+    load_row(p.q.data + token * p.q.token_stride + head * p.q.head_stride, p.q.dtype, dim, d8,
+             p.scale, o + r * d8);
   }
-  std::memset(base + L.o, 0, sizeof(float) * static_cast<size_t>(rp * d8));
+  std::memset(o + it.rows * d8, 0, sizeof(float) * static_cast<size_t>((rp - it.rows) * d8));
+  for (int64_t r = 0; r < rp; r += 8) {
+    for (int64_t d = 0; d < d8; d += 8) transpose_8x8(o + r * d8 + d, d8, qt + d * rp + r, rp);
+  }
+  std::memset(o, 0, sizeof(float) * static_cast<size_t>(rp * d8));
   std::fill(base + L.m, base + L.m + rp, -INFINITY);
   std::fill(base + L.l, base + L.l + rp, 0.0f);
-  std::memset(k, 0, sizeof(float) * static_cast<size_t>(kKeyRows * d8));
-  std::memset(v, 0, sizeof(float) * static_cast<size_t>(kKeyRows * d8));
 
   auto set_vis_all = [&](int64_t n) {
     for (int64_t r = 0; r < rp; ++r) vis[r] = r < it.rows ? static_cast<int32_t>(n) : 0;
   };
 
-  // The cached prefix, gathered across blocks.
+  // The cached prefix, gathered across blocks into k, v.
   if (p.has_prefix) {
     const int64_t len = p.table.context_len(w.seq), block_size = p.table.block_size;
     const PagedKvPool* pools[2] = {&p.k_cache, &p.v_cache};
@@ -353,27 +400,16 @@ HWINFER_PREFILL_TARGET void run_item(const Item& it) {
           load_row(src, pool.dtype, dim, d8, scale, dsts[which] + j * d8);
         }
       }
-      for (int64_t j = n; j < round_up(n, kKeyGroup); ++j) {
-        std::memset(k + j * d8, 0, sizeof(float) * static_cast<size_t>(d8));
-      }
       set_vis_all(n);
-      fold_tile(it, n, -1);
+      fold_tile(it, k, d8, v, d8, n, -1);
     }
   }
 
-  // The new tokens: all of the sequence's, or, when causal, up to each query's own position.
+  // The new tokens (read in place from kv): all of the sequence's, or, when causal, up to each
+  // query's own position.
   const int64_t key_end = p.causal ? w.end : w.seq_end;
   for (int64_t start = w.seq_begin; start < key_end; start += kKeyTile) {
     const int64_t n = std::min(kKeyTile, key_end - start);
-    for (int64_t j = 0; j < n; ++j) {
-      load_row(p.k.data + (start + j) * p.k.token_stride + w.kv_head * p.k.head_stride, p.k.dtype,
-               dim, d8, 1.0f, k + j * d8);
-      load_row(p.v.data + (start + j) * p.v.token_stride + w.kv_head * p.v.head_stride, p.v.dtype,
-               dim, d8, 1.0f, v + j * d8);
-    }
-    for (int64_t j = n; j < round_up(n, kKeyGroup); ++j) {
-      std::memset(k + j * d8, 0, sizeof(float) * static_cast<size_t>(d8));
-    }
     if (p.causal) {
       for (int64_t r = 0; r < rp; ++r) {
         const int64_t seen = w.begin + r / group + 1 - start;
@@ -382,11 +418,12 @@ HWINFER_PREFILL_TARGET void run_item(const Item& it) {
     } else {
       set_vis_all(n);
     }
-    fold_tile(it, n, p.causal ? start : -1);
+    fold_tile(it, kv.k + start * kv.k_token + w.kv_head * kv.k_head, kv.k_token,
+              kv.v + start * kv.v_token + w.kv_head * kv.v_head, kv.v_token, n,
+              p.causal ? start : -1);
   }
 
   // out = O / l.
-  const float* o = base + L.o;
   const float* l = base + L.l;
   for (int64_t r = 0; r < it.rows; ++r) {
     const int64_t token = w.begin + r / group, head = w.kv_head * group + r % group;
@@ -412,18 +449,45 @@ HWINFER_PREFILL_TARGET void run_item(const Item& it) {
   }
 }
 
+HWINFER_PREFILL_TARGET void convert_kv(const AttentionPrefillProblem& p, int64_t begin, int64_t end,
+                                       float* k_dst, float* v_dst) {
+  const int64_t d8 = round_up(p.head_dim, 8);
+  for (int64_t t = begin; t < end; ++t) {
+    for (int64_t h = 0; h < p.n_kv_heads; ++h) {
+      const int64_t at = (t * p.n_kv_heads + h) * d8;
+      load_row(p.k.data + t * p.k.token_stride + h * p.k.head_stride, p.k.dtype, p.head_dim, d8,
+               1.0f, k_dst + at);
+      load_row(p.v.data + t * p.v.token_stride + h * p.v.head_stride, p.v.dtype, p.head_dim, d8,
+               1.0f, v_dst + at);
+    }
+  }
+}
+
 }  // namespace
 
 int64_t attention_prefill_scratch_floats(int64_t rows, int64_t head_dim) {
   return Layout(rows, head_dim).total;
 }
 
-void attention_prefill_item(const AttentionPrefillProblem& problem, const PrefillWork& work,
-                            float* scratch) {
+bool attention_prefill_kv_in_place(const AttentionPrefillProblem& p) {
+  auto f32_rows = [&p](const TokenMatrix& m) {
+    return m.dtype == HWINFER_DTYPE_F32 && p.head_dim % 8 == 0 && m.token_stride % 4 == 0 &&
+           m.head_stride % 4 == 0 && reinterpret_cast<uintptr_t>(m.data) % 4 == 0;
+  };
+  return f32_rows(p.k) && f32_rows(p.v);
+}
+
+void attention_prefill_convert_kv(const AttentionPrefillProblem& problem, int64_t begin,
+                                  int64_t end, float* k_dst, float* v_dst) {
+  convert_kv(problem, begin, end, k_dst, v_dst);
+}
+
+void attention_prefill_item(const AttentionPrefillProblem& problem, const PrefillKv& kv,
+                            const PrefillWork& work, float* scratch) {
   const int64_t group = problem.n_heads / problem.n_kv_heads;
   const int64_t rows = (work.end - work.begin) * group;
   const Item item{&problem, &work, Layout(rows, problem.head_dim), group, rows, scratch};
-  run_item(item);
+  run_item(item, kv);
 }
 
 }  // namespace hwinfer::cpu::avx2
