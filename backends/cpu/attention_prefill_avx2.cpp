@@ -249,47 +249,67 @@ HWINFER_PREFILL_TARGET void fold_tile(const Item& it, const float* k, int64_t k_
     }
   }
 
-  // Online softmax, 8 rows at a time.
+  // Online softmax, 8 rows at a time. Keys [0, all_see) are visible to all 8 rows, keys
+  // [all_see, any_sees) to some (masked to -inf for the others), later ones to none.
   const __m256 minus_inf = _mm256_set1_ps(-INFINITY);
   for (int64_t rc = 0; rc < rp; rc += 8) {
     const __m256i vis8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(vis + rc));
     alignas(32) int32_t vis_lanes[8];
     _mm256_store_si256(reinterpret_cast<__m256i*>(vis_lanes), vis8);
-    int64_t n_rows_keys = 0;
-    for (int32_t value : vis_lanes) n_rows_keys = std::max<int64_t>(n_rows_keys, value);
-    n_rows_keys = std::min(n_rows_keys, n);
-    if (n_rows_keys <= 0) {
+    int64_t any_sees = 0, all_see = n;
+    for (int32_t value : vis_lanes) {
+      any_sees = std::max<int64_t>(any_sees, value);
+      all_see = std::min<int64_t>(all_see, value);
+    }
+    any_sees = std::min(any_sees, n);
+    all_see = std::max<int64_t>(all_see, 0);
+    if (any_sees <= 0) {
       // A P * V row block may span two 8-row chunks and run to the other chunk's last key.
       for (int64_t j = 0; j < n; ++j) _mm256_storeu_ps(st + j * rp + rc, _mm256_setzero_ps());
       _mm256_storeu_ps(corr + rc, _mm256_set1_ps(1.0f));
       continue;
     }
     const __m256 m_old = _mm256_loadu_ps(m + rc);
-    __m256 m_new = m_old;
-    for (int64_t j = 0; j < n_rows_keys; ++j) {
+    __m256 max0 = m_old, max1 = minus_inf;
+    int64_t j = 0;
+    for (; j + 2 <= all_see; j += 2) {
+      max0 = _mm256_max_ps(max0, _mm256_loadu_ps(st + j * rp + rc));
+      max1 = _mm256_max_ps(max1, _mm256_loadu_ps(st + (j + 1) * rp + rc));
+    }
+    for (; j < any_sees; ++j) {
       const __m256 visible =
           _mm256_castsi256_ps(_mm256_cmpgt_epi32(vis8, _mm256_set1_epi32(static_cast<int>(j))));
       const __m256 s = _mm256_blendv_ps(minus_inf, _mm256_loadu_ps(st + j * rp + rc), visible);
-      m_new = _mm256_max_ps(m_new, s);
+      max0 = _mm256_max_ps(max0, s);
     }
+    const __m256 m_new = _mm256_max_ps(max0, max1);
     // Rows that have seen no key yet keep m = -inf; subtract 0 from them instead (all their
     // probabilities and corrections are exp(-inf) = 0).
     const __m256 ref =
         _mm256_blendv_ps(m_new, _mm256_setzero_ps(), _mm256_cmp_ps(m_new, minus_inf, _CMP_EQ_OQ));
-    __m256 sum = _mm256_setzero_ps();
-    for (int64_t j = 0; j < n_rows_keys; ++j) {
+    __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
+    for (j = 0; j + 2 <= all_see; j += 2) {
+      const __m256 p0 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(st + j * rp + rc), ref));
+      const __m256 p1 =
+          exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(st + (j + 1) * rp + rc), ref));
+      _mm256_storeu_ps(st + j * rp + rc, p0);
+      _mm256_storeu_ps(st + (j + 1) * rp + rc, p1);
+      sum0 = _mm256_add_ps(sum0, p0);
+      sum1 = _mm256_add_ps(sum1, p1);
+    }
+    for (; j < any_sees; ++j) {
       const __m256 visible =
           _mm256_castsi256_ps(_mm256_cmpgt_epi32(vis8, _mm256_set1_epi32(static_cast<int>(j))));
       const __m256 s = _mm256_blendv_ps(minus_inf, _mm256_loadu_ps(st + j * rp + rc), visible);
       const __m256 prob = exp_nonpositive(_mm256_sub_ps(s, ref));
       _mm256_storeu_ps(st + j * rp + rc, prob);
-      sum = _mm256_add_ps(sum, prob);
+      sum0 = _mm256_add_ps(sum0, prob);
     }
-    for (int64_t j = n_rows_keys; j < n; ++j)
-      _mm256_storeu_ps(st + j * rp + rc, _mm256_setzero_ps());
+    for (; j < n; ++j) _mm256_storeu_ps(st + j * rp + rc, _mm256_setzero_ps());
     const __m256 c = exp_nonpositive(_mm256_sub_ps(m_old, ref));
     _mm256_storeu_ps(corr + rc, c);
-    _mm256_storeu_ps(l + rc, _mm256_fmadd_ps(_mm256_loadu_ps(l + rc), c, sum));
+    _mm256_storeu_ps(l + rc,
+                     _mm256_fmadd_ps(_mm256_loadu_ps(l + rc), c, _mm256_add_ps(sum0, sum1)));
     _mm256_storeu_ps(m + rc, m_new);
   }
 
@@ -411,10 +431,11 @@ HWINFER_PREFILL_TARGET void run_item(const Item& it, const PrefillKv& kv) {
   for (int64_t start = w.seq_begin; start < key_end; start += kKeyTile) {
     const int64_t n = std::min(kKeyTile, key_end - start);
     if (p.causal) {
-      for (int64_t r = 0; r < rp; ++r) {
-        const int64_t seen = w.begin + r / group + 1 - start;
-        vis[r] = r < it.rows ? static_cast<int32_t>(std::clamp<int64_t>(seen, 0, n)) : 0;
+      for (int64_t i = 0; i < w.end - w.begin; ++i) {
+        const auto seen = static_cast<int32_t>(std::clamp<int64_t>(w.begin + i + 1 - start, 0, n));
+        std::fill(vis + i * group, vis + (i + 1) * group, seen);
       }
+      std::fill(vis + it.rows, vis + rp, 0);
     } else {
       set_vis_all(n);
     }
