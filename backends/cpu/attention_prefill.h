@@ -61,9 +61,9 @@ struct PrefillWork {
   int64_t seq = 0, begin = 0, end = 0, seq_begin = 0, seq_end = 0, kv_head = 0;
 };
 
-// The new tokens' K and V as f32 rows of round_up(head_dim, 8) floats, zero padded (strides in
-// floats): k[token * k_token + head * k_head + d]. Either q's F32 operands themselves (when
-// head_dim % 8 == 0) or a copy converted once per call.
+// The new tokens' K and V as f32 rows of round_up(head_dim, 8) floats (strides in floats):
+// k[token * k_token + head * k_head + d]. Either the F32 operands k and v themselves (when
+// head_dim % 8 == 0) or a zero-padded f32 copy converted once per call.
 struct PrefillKv {
   const float *k = nullptr, *v = nullptr;
   int64_t k_token = 0, k_head = 0, v_token = 0, v_head = 0;
