@@ -1,15 +1,19 @@
-// attention_prefill.cpp — see attention_prefill.h.
+// attention_prefill.cpp — see attention_prefill.h: validation, the work split, the run-time
+// choice of the AVX2 kernel (attention_prefill_avx2.cpp, which documents its own loop) and the
+// portable kernel.
 //
-// Work item = (query tile of one sequence, query head). The item keeps, for its kQueryTile
+// Portable work item = (query tile of one sequence, query head). The item keeps, for its kQueryTile
 // queries, a running max m, running sum l and accumulator acc, and walks the keys it may see in
 // tiles of at most kKeyTile: first the cached prefix block by block, then the new tokens (up to
 // the tile's last query when causal). Scores exist only per [query tile, key tile].
 #include "attention_prefill.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 namespace hwinfer::cpu {
@@ -18,6 +22,8 @@ namespace {
 
 constexpr int64_t kQueryTile = 32;
 constexpr int64_t kKeyTile = 64;
+// AVX2 items: about this many query rows (tile tokens x query heads per KV head).
+constexpr int64_t kAvx2TargetRows = 128;
 
 inline float dot(const float* a, const float* b, int64_t n) {
   float lanes[8] = {};
@@ -176,9 +182,89 @@ void run_tile(const AttentionPrefillProblem& p, const Tile& tile, int64_t head) 
   }
 }
 
+// Query tiles of at most |tile_tokens| tokens, costliest (most keys) first for a better balance
+// across threads.
+std::vector<Tile> make_tiles(const AttentionPrefillProblem& p, int64_t tile_tokens) {
+  std::vector<Tile> tiles;
+  for (int64_t s = 0; s < p.n_seqs; ++s) {
+    const int64_t begin = load_i32(p.query_start + s * p.query_start_stride);
+    const int64_t end = load_i32(p.query_start + (s + 1) * p.query_start_stride);
+    const int64_t prefix = p.has_prefix ? p.table.context_len(s) : 0;
+    for (int64_t t = begin; t < end; t += tile_tokens) {
+      const int64_t tile_end = std::min(end, t + tile_tokens);
+      tiles.push_back({s, t, tile_end, prefix + (p.causal ? tile_end : end) - begin});
+    }
+  }
+  std::stable_sort(tiles.begin(), tiles.end(),
+                   [](const Tile& a, const Tile& b) { return a.keys > b.keys; });
+  return tiles;
+}
+
+#if HWINFER_CPU_HAVE_AVX2_KERNEL
+// Items = (query tile, KV head); each running item holds one of thread_count() scratch slots.
+// K and V are read in place when they are F32 rows of a multiple of 8, else converted to f32 once
+// (in parallel) before the items run.
+void run_avx2(const AttentionPrefillProblem& p, ThreadPool& pool) {
+  const int64_t group = p.n_heads / p.n_kv_heads;
+  const int64_t tile_tokens = std::max<int64_t>(1, (kAvx2TargetRows + group - 1) / group);
+  const std::vector<Tile> tiles = make_tiles(p, tile_tokens);
+  if (tiles.empty()) return;
+  const int64_t slot_floats =
+      (avx2::attention_prefill_scratch_floats(tile_tokens * group, p.head_dim) + 15) / 16 * 16;
+  const int n_slots = pool.thread_count();
+  const int64_t d8 = (p.head_dim + 7) / 8 * 8;
+  const bool in_place = avx2::attention_prefill_kv_in_place(p);
+  const int64_t kv_floats = in_place ? 0 : p.n_tokens * p.n_kv_heads * d8;
+  std::unique_ptr<float[]> scratch(
+      new float[static_cast<size_t>(slot_floats * n_slots + 2 * kv_floats + 16)]);
+  float* aligned = scratch.get();
+  while (reinterpret_cast<uintptr_t>(aligned) % 64 != 0) ++aligned;
+  PrefillKv kv;
+  if (in_place) {
+    kv.k = reinterpret_cast<const float*>(p.k.data);
+    kv.v = reinterpret_cast<const float*>(p.v.data);
+    kv.k_token = p.k.token_stride / 4;
+    kv.k_head = p.k.head_stride / 4;
+    kv.v_token = p.v.token_stride / 4;
+    kv.v_head = p.v.head_stride / 4;
+  } else {
+    float* k = aligned + slot_floats * n_slots;
+    float* v = k + kv_floats;
+    constexpr int64_t kConvertTokens = 64;
+    pool.parallel_for((p.n_tokens + kConvertTokens - 1) / kConvertTokens, [&](int64_t chunk) {
+      const int64_t begin = chunk * kConvertTokens;
+      avx2::attention_prefill_convert_kv(p, begin, std::min(p.n_tokens, begin + kConvertTokens), k,
+                                         v);
+    });
+    kv.k = k;
+    kv.v = v;
+    kv.k_token = kv.v_token = p.n_kv_heads * d8;
+    kv.k_head = kv.v_head = d8;
+  }
+  std::unique_ptr<std::atomic<bool>[]> busy(new std::atomic<bool>[static_cast<size_t>(n_slots)]);
+  for (int i = 0; i < n_slots; ++i) busy[i].store(false);
+  pool.parallel_for(static_cast<int64_t>(tiles.size()) * p.n_kv_heads, [&](int64_t item) {
+    const Tile& tile = tiles[static_cast<size_t>(item / p.n_kv_heads)];
+    PrefillWork work;
+    work.seq = tile.seq;
+    work.begin = tile.begin;
+    work.end = tile.end;
+    work.seq_begin = load_i32(p.query_start + tile.seq * p.query_start_stride);
+    work.seq_end = load_i32(p.query_start + (tile.seq + 1) * p.query_start_stride);
+    work.kv_head = item % p.n_kv_heads;
+    // At most thread_count() items run at once, so a slot is always free.
+    int slot = 0;
+    while (busy[slot].exchange(true, std::memory_order_acquire)) slot = (slot + 1) % n_slots;
+    avx2::attention_prefill_item(p, kv, work, aligned + slot * slot_floats);
+    busy[slot].store(false, std::memory_order_release);
+  });
+}
+#endif
+
 }  // namespace
 
-hwinfer_error* attention_prefill(const AttentionPrefillProblem& p, ThreadPool& pool) {
+hwinfer_error* attention_prefill(const AttentionPrefillProblem& p, ThreadPool& pool,
+                                 bool use_avx2) {
   int64_t previous = 0;
   for (int64_t s = 0; s <= p.n_seqs; ++s) {
     const int64_t start = load_i32(p.query_start + s * p.query_start_stride);
@@ -196,23 +282,33 @@ hwinfer_error* attention_prefill(const AttentionPrefillProblem& p, ThreadPool& p
       return error;
     }
   }
-  std::vector<Tile> tiles;
-  for (int64_t s = 0; s < p.n_seqs; ++s) {
-    const int64_t begin = load_i32(p.query_start + s * p.query_start_stride);
-    const int64_t end = load_i32(p.query_start + (s + 1) * p.query_start_stride);
-    const int64_t prefix = p.has_prefix ? p.table.context_len(s) : 0;
-    for (int64_t t = begin; t < end; t += kQueryTile) {
-      const int64_t tile_end = std::min(end, t + kQueryTile);
-      tiles.push_back({s, t, tile_end, prefix + (p.causal ? tile_end : end) - begin});
-    }
+#if HWINFER_CPU_HAVE_AVX2_KERNEL
+  if (use_avx2) {
+    run_avx2(p, pool);
+    return nullptr;
   }
-  // Costliest tiles first, for a better balance across threads.
-  std::stable_sort(tiles.begin(), tiles.end(),
-                   [](const Tile& a, const Tile& b) { return a.keys > b.keys; });
+#else
+  (void)use_avx2;
+#endif
+  std::vector<Tile> tiles = make_tiles(p, kQueryTile);
   pool.parallel_for(static_cast<int64_t>(tiles.size()) * p.n_heads, [&](int64_t item) {
     run_tile(p, tiles[static_cast<size_t>(item / p.n_heads)], item % p.n_heads);
   });
   return nullptr;
+}
+
+hwinfer_error* attention_prefill(const AttentionPrefillProblem& p, ThreadPool& pool) {
+  static const bool use_avx2 = attention_prefill_can_use_avx2();
+  return attention_prefill(p, pool, use_avx2);
+}
+
+bool attention_prefill_can_use_avx2() {
+#if HWINFER_CPU_HAVE_AVX2_KERNEL
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+#else
+  return false;
+#endif
 }
 
 }  // namespace hwinfer::cpu
