@@ -14,9 +14,9 @@ namespace hwinfer::cpu {
 
 namespace {
 
-constexpr int64_t kGemvMaxM = 8;       // m <= this streams B row by row (decode)
-constexpr int64_t kGemvMaxRows = 256;  // weight rows per work item, at most
-constexpr int64_t kPackMaxK = 256;     // gemm_f32_packed_b's largest kc
+constexpr int64_t kGemvMaxM = 8;                 // m <= this streams B row by row (decode)
+constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
+constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
 
 int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
 
@@ -65,6 +65,11 @@ void dot_rows_portable(const float* a, int64_t lda, int64_t m, const uint16_t* b
   }
 }
 
+void gemv4_portable(const float* a, const uint16_t* b_rows, int64_t ldb, int64_t k, bool bf16,
+                    float* sums) {
+  for (int c = 0; c < 4; ++c) dot_rows_portable(a, 0, 1, b_rows + c * ldb, k, bf16, sums + c);
+}
+
 const GemmHalfKernels& kernels_for(GemmIsa isa) {
   static const GemmHalfKernels portable = gemm_half_kernels_portable();
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
@@ -88,12 +93,22 @@ inline void store_c(const GemmF32Problem& p, int64_t i, int64_t j, float sum) {
 // range of weight rows and reads each once.
 void gemv_half(const GemmF32Problem& p, const uint16_t* b, int64_t b_col_stride, bool bf16,
                ThreadPool& pool, const GemmHalfKernels& kernels) {
-  const int64_t per_item = std::clamp<int64_t>(
-      ceil_div(p.n, 4 * static_cast<int64_t>(pool.thread_count())), 16, kGemvMaxRows);
+  // About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
+  // when one wakes late, and each still streams long runs of consecutive rows.
+  const int64_t row_bytes = std::max<int64_t>(1, p.k * 2);
+  const int64_t per_item = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
+                                    ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
     float sums[kGemvMaxM];
-    for (int64_t j = item * per_item; j < j_end; ++j) {
+    int64_t j = item * per_item;
+    if (p.m == 1) {  // four weight rows per pass share each load of a
+      for (; j + 4 <= j_end; j += 4) {
+        kernels.gemv4(p.a, b + j * b_col_stride, b_col_stride, p.k, bf16, sums);
+        for (int c = 0; c < 4; ++c) store_c(p, 0, j + c, sums[c]);
+      }
+    }
+    for (; j < j_end; ++j) {
       kernels.dot_rows(p.a, p.a_row_stride, p.m, b + j * b_col_stride, p.k, bf16, sums);
       for (int64_t i = 0; i < p.m; ++i) store_c(p, i, j, sums[i]);
     }
@@ -141,7 +156,9 @@ void pack_half(const void* context, int64_t col0, int64_t cols, int64_t l0, int6
 
 }  // namespace
 
-GemmHalfKernels gemm_half_kernels_portable() { return {&to_f32_portable, &dot_rows_portable}; }
+GemmHalfKernels gemm_half_kernels_portable() {
+  return {&to_f32_portable, &dot_rows_portable, &gemv4_portable};
+}
 
 void gemm_half(const GemmHalfProblem& p, ThreadPool& pool, GemmIsa isa, ScratchBuffer& scratch) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return;

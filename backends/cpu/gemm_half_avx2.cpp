@@ -50,22 +50,34 @@ void to_f32(const uint16_t* src, int64_t n, float* out) {
   for (; i < n; ++i) out[i] = load1<kBf16>(src + i);
 }
 
-// sums[r] = a[r] . b_row for R rows of a: each 16 weights converted once, used R times.
+// sums[r] = a[r] . b_row for R rows of a: each 32 weights converted once, used R times, into
+// four accumulators per row so the FMA latency chains overlap.
 template <int R, bool kBf16>
 void dot_rows_r(const float* a, int64_t lda, const uint16_t* b_row, int64_t k, float* sums) {
-  __m256 acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  __m256 acc[R][4];
+  for (int r = 0; r < R; ++r) {
+    for (int v = 0; v < 4; ++v) acc[r][v] = _mm256_setzero_ps();
+  }
   int64_t l = 0;
-  for (; l + 16 <= k; l += 16) {
-    const __m256 b0 = load8<kBf16>(b_row + l);
-    const __m256 b1 = load8<kBf16>(b_row + l + 8);
+  for (; l + 32 <= k; l += 32) {
+    __m256 b[4];
+    for (int v = 0; v < 4; ++v) b[v] = load8<kBf16>(b_row + l + 8 * v);
     for (int r = 0; r < R; ++r) {
-      acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + l), b0, acc[r][0]);
-      acc[r][1] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + l + 8), b1, acc[r][1]);
+      for (int v = 0; v < 4; ++v) {
+        acc[r][v] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + l + 8 * v), b[v], acc[r][v]);
+      }
+    }
+  }
+  for (; l + 8 <= k; l += 8) {
+    const __m256 b = load8<kBf16>(b_row + l);
+    for (int r = 0; r < R; ++r) {
+      acc[r][0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + r * lda + l), b, acc[r][0]);
     }
   }
   for (int r = 0; r < R; ++r) {
-    float sum = horizontal_sum(_mm256_add_ps(acc[r][0], acc[r][1]));
+    const __m256 sum4 =
+        _mm256_add_ps(_mm256_add_ps(acc[r][0], acc[r][1]), _mm256_add_ps(acc[r][2], acc[r][3]));
+    float sum = horizontal_sum(sum4);
     for (int64_t t = l; t < k; ++t) sum += a[r * lda + t] * load1<kBf16>(b_row + t);
     sums[r] = sum;
   }
@@ -93,6 +105,35 @@ void dot_rows(const float* a, int64_t lda, int64_t m, const uint16_t* b_row, int
   }
 }
 
+template <bool kBf16>
+void gemv4(const float* a, const uint16_t* b_rows, int64_t ldb, int64_t k, float* sums) {
+  __m256 acc[4][2];
+  for (int c = 0; c < 4; ++c) acc[c][0] = acc[c][1] = _mm256_setzero_ps();
+  int64_t l = 0;
+  for (; l + 16 <= k; l += 16) {
+    const __m256 a0 = _mm256_loadu_ps(a + l);
+    const __m256 a1 = _mm256_loadu_ps(a + l + 8);
+    for (int c = 0; c < 4; ++c) {
+      acc[c][0] = _mm256_fmadd_ps(a0, load8<kBf16>(b_rows + c * ldb + l), acc[c][0]);
+      acc[c][1] = _mm256_fmadd_ps(a1, load8<kBf16>(b_rows + c * ldb + l + 8), acc[c][1]);
+    }
+  }
+  for (int c = 0; c < 4; ++c) {
+    float sum = horizontal_sum(_mm256_add_ps(acc[c][0], acc[c][1]));
+    for (int64_t t = l; t < k; ++t) sum += a[t] * load1<kBf16>(b_rows + c * ldb + t);
+    sums[c] = sum;
+  }
+}
+
+void gemv4_avx2(const float* a, const uint16_t* b_rows, int64_t ldb, int64_t k, bool bf16,
+                float* sums) {
+  if (bf16) {
+    gemv4<true>(a, b_rows, ldb, k, sums);
+  } else {
+    gemv4<false>(a, b_rows, ldb, k, sums);
+  }
+}
+
 void to_f32_avx2(const uint16_t* src, int64_t n, bool bf16, float* out) {
   if (bf16) {
     to_f32<true>(src, n, out);
@@ -112,6 +153,6 @@ void dot_rows_avx2(const float* a, int64_t lda, int64_t m, const uint16_t* b_row
 
 }  // namespace
 
-GemmHalfKernels gemm_half_kernels_avx2() { return {&to_f32_avx2, &dot_rows_avx2}; }
+GemmHalfKernels gemm_half_kernels_avx2() { return {&to_f32_avx2, &dot_rows_avx2, &gemv4_avx2}; }
 
 }  // namespace hwinfer::cpu

@@ -17,8 +17,8 @@ namespace hwinfer::cpu {
 namespace {
 
 constexpr int64_t kBlockValues = 32;
-constexpr int64_t kGemvMaxRows = 256;  // weight rows per work item, at most
-constexpr int64_t kPackMaxK = 256;     // gemm_f32_packed_b's largest kc
+constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
+constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
 static_assert(HWINFER_QK8_0 == kBlockValues && HWINFER_QK4_0 == kBlockValues, "32-value blocks");
 
 int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
@@ -57,14 +57,13 @@ void unpack_q4_0(const uint8_t* block, int8_t* q) {
   }
 }
 
-template <void (*kUnpack)(const uint8_t*, int8_t*), int64_t kBlockBytes>
-void dot_portable(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
-                  int64_t blocks, float* sums) {
+void dot_q8_0_portable(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                       int64_t blocks, float* sums) {
   for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
   int8_t w_q[kBlockValues];
   for (int64_t b = 0; b < blocks; ++b) {
-    const uint8_t* block = w_row + b * kBlockBytes;
-    kUnpack(block, w_q);
+    const uint8_t* block = w_row + b * HWINFER_Q8_0_BLOCK_BYTES;
+    unpack_q8_0(block, w_q);
     const float d_w = block_scale(block);
     for (int64_t i = 0; i < m; ++i) {
       const XBlockQ8& x_block = xq[i * x_stride + b];
@@ -73,6 +72,33 @@ void dot_portable(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t
       sums[i] += d_w * x_block.d * static_cast<float>(dot);
     }
   }
+}
+
+void dot_q4_0_portable(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                       int64_t blocks, float* sums) {
+  for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
+  int8_t w_q[kBlockValues];
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * HWINFER_Q4_0_BLOCK_BYTES;
+    unpack_q4_0(block, w_q);
+    const float d_w = block_scale(block);
+    const int64_t half = (b % 2) * 16;  // A or B of its pair
+    for (int64_t i = 0; i < m; ++i) {
+      const XPairQ4& pair = xq[i * x_stride + b / 2];
+      int32_t dot = 0;
+      for (int t = 0; t < 16; ++t) {
+        dot += int32_t{pair.lo[half + t]} * int32_t{w_q[t]} +
+               int32_t{pair.hi[half + t]} * int32_t{w_q[t + 16]};
+      }
+      sums[i] += d_w * pair.d[half / 4] * static_cast<float>(dot);
+    }
+  }
+}
+
+template <typename X, void (*kDot)(const X*, int64_t, int64_t, const uint8_t*, int64_t, float*)>
+void gemv4_portable(const X* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
+                    float* sums) {
+  for (int c = 0; c < 4; ++c) kDot(xq, 0, 1, w_rows + c * w_row_bytes, blocks, sums + c);
 }
 
 template <void (*kUnpack)(const uint8_t*, int8_t*), int64_t kBlockBytes>
@@ -102,12 +128,17 @@ const MatmulQuantizedKernels& kernels_for(GemmIsa isa) {
 void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
                  const MatmulQuantizedKernels& kernels, ScratchBuffer& scratch) {
   const int64_t blocks = p.k / kBlockValues;
-  // Scratch: [m, blocks] quantized x, then (for strided x) one contiguous row of x.
+  const int64_t pairs = (blocks + 1) / 2;
+  const bool q4 = p.w_dtype == HWINFER_DTYPE_Q4_0;
+  // Scratch: [m, pairs] x pairs (Q4_0 only; 64-byte aligned at the front), [m, blocks] quantized
+  // x, then (for strided x) one contiguous row of x.
+  const size_t pairs_bytes = q4 ? static_cast<size_t>(p.m * pairs) * sizeof(XPairQ4) : 0;
   const size_t xq_bytes = static_cast<size_t>(p.m * blocks) * sizeof(XBlockQ8);
-  const size_t row_bytes = p.x_col_stride == 1 ? 0 : static_cast<size_t>(p.k) * sizeof(float);
-  auto* base = static_cast<uint8_t*>(scratch.get(xq_bytes + row_bytes));
-  auto* xq = reinterpret_cast<XBlockQ8*>(base);
-  auto* x_row = reinterpret_cast<float*>(base + xq_bytes);
+  const size_t x_row_bytes = p.x_col_stride == 1 ? 0 : static_cast<size_t>(p.k) * sizeof(float);
+  auto* base = static_cast<uint8_t*>(scratch.get(pairs_bytes + xq_bytes + x_row_bytes));
+  auto* x_pairs = reinterpret_cast<XPairQ4*>(base);
+  auto* xq = reinterpret_cast<XBlockQ8*>(base + pairs_bytes);
+  auto* x_row = reinterpret_cast<float*>(base + pairs_bytes + xq_bytes);
   for (int64_t i = 0; i < p.m; ++i) {
     const float* x_i = p.x + i * p.x_row_stride;
     if (p.x_col_stride != 1) {
@@ -115,16 +146,35 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
       x_i = x_row;
     }
     kernels.quantize_x(x_i, blocks, xq + i * blocks);
+    if (q4) make_x_pairs_q4(xq + i * blocks, blocks, x_pairs + i * pairs);
   }
 
-  const auto dot = p.w_dtype == HWINFER_DTYPE_Q8_0 ? kernels.dot_q8_0 : kernels.dot_q4_0;
-  const int64_t per_item = std::clamp<int64_t>(
-      ceil_div(p.n, 4 * static_cast<int64_t>(pool.thread_count())), 16, kGemvMaxRows);
+  // About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
+  // when one wakes late, and each still streams long runs of consecutive rows.
+  const int64_t row_bytes = std::max<int64_t>(1, p.w_row_bytes);
+  const int64_t per_item = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
+                                    ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
     float sums[kMatmulQuantizedGemvMaxM];
-    for (int64_t j = item * per_item; j < j_end; ++j) {
-      dot(xq, blocks, p.m, p.w + j * p.w_row_bytes, blocks, sums);
+    int64_t j = item * per_item;
+    if (p.m == 1) {  // four weight rows per pass share each x block
+      for (; j + 4 <= j_end; j += 4) {
+        const uint8_t* w_rows = p.w + j * p.w_row_bytes;
+        if (q4) {
+          kernels.gemv4_q4_0(x_pairs, w_rows, p.w_row_bytes, blocks, sums);
+        } else {
+          kernels.gemv4_q8_0(xq, w_rows, p.w_row_bytes, blocks, sums);
+        }
+        for (int c = 0; c < 4; ++c) p.y[(j + c) * p.y_col_stride] = sums[c];
+      }
+    }
+    for (; j < j_end; ++j) {
+      if (q4) {
+        kernels.dot_q4_0(x_pairs, pairs, p.m, p.w + j * p.w_row_bytes, blocks, sums);
+      } else {
+        kernels.dot_q8_0(xq, blocks, p.m, p.w + j * p.w_row_bytes, blocks, sums);
+      }
       for (int64_t i = 0; i < p.m; ++i) p.y[i * p.y_row_stride + j * p.y_col_stride] = sums[i];
     }
   });
@@ -180,9 +230,33 @@ void matmul_packed(const MatmulQuantizedProblem& p, ThreadPool& pool, GemmIsa is
 
 }  // namespace
 
+void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out) {
+  for (int64_t pair = 0; pair < (count + 1) / 2; ++pair) {
+    XPairQ4& o = out[pair];
+    for (int half = 0; half < 2; ++half) {
+      const int64_t b = 2 * pair + half;
+      int32_t sum = 0;
+      for (int t = 0; t < 16; ++t) {
+        const int8_t lo = b < count ? blocks[b].q[t] : int8_t{0};
+        const int8_t hi = b < count ? blocks[b].q[t + 16] : int8_t{0};
+        o.lo[16 * half + t] = lo;
+        o.hi[16 * half + t] = hi;
+        sum += lo + hi;
+      }
+      for (int lane = 0; lane < 4; ++lane) {
+        o.d[4 * half + lane] = b < count ? blocks[b].d : 0.0f;
+        o.correction[4 * half + lane] = -2 * sum;
+      }
+    }
+  }
+}
+
 MatmulQuantizedKernels matmul_quantized_kernels_portable() {
-  return {&quantize_x_portable, &dot_portable<&unpack_q8_0, HWINFER_Q8_0_BLOCK_BYTES>,
-          &dot_portable<&unpack_q4_0, HWINFER_Q4_0_BLOCK_BYTES>,
+  return {&quantize_x_portable,
+          &dot_q8_0_portable,
+          &dot_q4_0_portable,
+          &gemv4_portable<XBlockQ8, &dot_q8_0_portable>,
+          &gemv4_portable<XPairQ4, &dot_q4_0_portable>,
           &dequantize_portable<&unpack_q8_0, HWINFER_Q8_0_BLOCK_BYTES>,
           &dequantize_portable<&unpack_q4_0, HWINFER_Q4_0_BLOCK_BYTES>};
 }

@@ -88,28 +88,147 @@ inline __m256i weights_q4_0(const uint8_t* block) {
   return _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
 }
 
-// R rows of x against one weight row: each weight block is loaded and unpacked once.
+// d_w * d_x * sum(w * x) over one block, added to |acc|.
+inline __m256 block_dot(__m256i w, __m256i w_abs, float d_w, const XBlockQ8& x_block, __m256 acc) {
+  const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x_block.q));
+  const __m256i products = _mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(x, w));
+  const __m256 dot = _mm256_cvtepi32_ps(_mm256_madd_epi16(products, _mm256_set1_epi16(1)));
+  return _mm256_fmadd_ps(_mm256_set1_ps(d_w * x_block.d), dot, acc);
+}
+
+// R rows of x against one weight row: each weight block is loaded and unpacked once. Two blocks
+// per step into two accumulators per row, so the FMA latency chains overlap.
 template <int R, __m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
 void dot_r(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
            float* sums) {
-  const __m256i ones = _mm256_set1_epi16(1);
-  __m256 acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < blocks; ++b) {
+  __m256 acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  int64_t b = 0;
+  for (; b + 2 <= blocks; b += 2) {
+    const uint8_t* block0 = w_row + b * kBlockBytes;
+    const uint8_t* block1 = block0 + kBlockBytes;
+    const __m256i w0 = kWeights(block0);
+    const __m256i w1 = kWeights(block1);
+    const __m256i w0_abs = _mm256_sign_epi8(w0, w0);
+    const __m256i w1_abs = _mm256_sign_epi8(w1, w1);
+    const float d0 = block_scale(block0);
+    const float d1 = block_scale(block1);
+    for (int r = 0; r < R; ++r) {
+      acc[r][0] = block_dot(w0, w0_abs, d0, xq[r * x_stride + b], acc[r][0]);
+      acc[r][1] = block_dot(w1, w1_abs, d1, xq[r * x_stride + b + 1], acc[r][1]);
+    }
+  }
+  if (b < blocks) {
     const uint8_t* block = w_row + b * kBlockBytes;
     const __m256i w = kWeights(block);
     const __m256i w_abs = _mm256_sign_epi8(w, w);
-    const float d_w = block_scale(block);
+    const float d = block_scale(block);
+    for (int r = 0; r < R; ++r) acc[r][0] = block_dot(w, w_abs, d, xq[r * x_stride + b], acc[r][0]);
+  }
+  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(_mm256_add_ps(acc[r][0], acc[r][1]));
+}
+
+// ---- Q4_0: two weight blocks per 32-byte vector against XPairQ4 -------------------------------
+
+// The nibbles of blocks A and B (B absent: zero) as unsigned bytes, and their scales per lane.
+struct Q4Pair {
+  __m256i lo, hi;  // values 0..15 of A | of B;  values 16..31 of A | of B  (w + 8, unsigned)
+  __m256 d;        // d_A x 4, d_B x 4
+};
+
+inline Q4Pair load_q4_pair(const uint8_t* block_a, const uint8_t* block_b) {
+  const __m128i qs_a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block_a + 2));
+  const __m128i qs_b = block_b != nullptr
+                           ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(block_b + 2))
+                           : _mm_setzero_si128();
+  const __m256i qs = _mm256_inserti128_si256(_mm256_castsi128_si256(qs_a), qs_b, 1);
+  const __m256i mask = _mm256_set1_epi8(0x0f);
+  uint16_t d_a, d_b = 0;
+  __builtin_memcpy(&d_a, block_a, 2);
+  if (block_b != nullptr) __builtin_memcpy(&d_b, block_b, 2);
+  const __m128 d = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(d_a | (uint32_t{d_b} << 16))));
+  Q4Pair pair;
+  pair.lo = _mm256_and_si256(qs, mask);
+  pair.hi = _mm256_and_si256(_mm256_srli_epi16(qs, 4), mask);
+  pair.d = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(d),
+                                    _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
+  return pair;
+}
+
+// acc += d_w * d_x * (sum (w + 8) x - 8 sum x) for both blocks of the pair (lanes 0-3: A).
+inline __m256 pair_dot(const Q4Pair& w, const XPairQ4& x, __m256 acc) {
+  const __m256i x_lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.lo));
+  const __m256i x_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.hi));
+  // Each int16 is at most 2 * 15 * 127 per maddubs, so the sum of the two fits.
+  const __m256i products =
+      _mm256_add_epi16(_mm256_maddubs_epi16(w.lo, x_lo), _mm256_maddubs_epi16(w.hi, x_hi));
+  const __m256i sums =
+      _mm256_add_epi32(_mm256_madd_epi16(products, _mm256_set1_epi16(1)),
+                       _mm256_load_si256(reinterpret_cast<const __m256i*>(x.correction)));
+  const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(sums), _mm256_load_ps(x.d));
+  return _mm256_fmadd_ps(w.d, scaled, acc);
+}
+
+template <int R>
+void dot_q4_r(const XPairQ4* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
+              float* sums) {
+  __m256 acc[R][2];
+  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+  int64_t b = 0;  // two pairs (four blocks) per step, into two accumulators per row
+  for (; b + 4 <= blocks; b += 4) {
+    const uint8_t* block = w_row + b * kQ4Bytes;
+    const Q4Pair w0 = load_q4_pair(block, block + kQ4Bytes);
+    const Q4Pair w1 = load_q4_pair(block + 2 * kQ4Bytes, block + 3 * kQ4Bytes);
     for (int r = 0; r < R; ++r) {
-      const XBlockQ8& x_block = xq[r * x_stride + b];
-      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x_block.q));
-      const __m256i products = _mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(x, w));
-      const __m256 dot = _mm256_cvtepi32_ps(_mm256_madd_epi16(products, ones));
-      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d_w * x_block.d), dot, acc[r]);
+      acc[r][0] = pair_dot(w0, xq[r * x_stride + b / 2], acc[r][0]);
+      acc[r][1] = pair_dot(w1, xq[r * x_stride + b / 2 + 1], acc[r][1]);
     }
   }
-  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]);
+  for (; b < blocks; b += 2) {
+    const uint8_t* block = w_row + b * kQ4Bytes;
+    const Q4Pair w = load_q4_pair(block, b + 1 < blocks ? block + kQ4Bytes : nullptr);
+    for (int r = 0; r < R; ++r) acc[r][0] = pair_dot(w, xq[r * x_stride + b / 2], acc[r][0]);
+  }
+  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(_mm256_add_ps(acc[r][0], acc[r][1]));
 }
+
+void dot_q4_0_avx2(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                   int64_t blocks, float* sums) {
+  for (int64_t i = 0; i < m; i += 4) {
+    const XPairQ4* x_i = xq + i * x_stride;
+    switch (m - i) {
+      case 1:
+        dot_q4_r<1>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
+      case 2:
+        dot_q4_r<2>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
+      case 3:
+        dot_q4_r<3>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
+      default:
+        dot_q4_r<4>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
+    }
+  }
+}
+
+void gemv4_q4_0_avx2(const XPairQ4* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
+                     float* sums) {
+  __m256 acc[4];
+  for (int c = 0; c < 4; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; b += 2) {
+    const XPairQ4& x = xq[b / 2];
+    for (int c = 0; c < 4; ++c) {
+      const uint8_t* block = w_rows + c * w_row_bytes + b * kQ4Bytes;
+      acc[c] =
+          pair_dot(load_q4_pair(block, b + 1 < blocks ? block + kQ4Bytes : nullptr), x, acc[c]);
+    }
+  }
+  for (int c = 0; c < 4; ++c) sums[c] = horizontal_sum(acc[c]);
+}
+
+// ---- Q8_0 (and the shared block helpers) -------------------------------------------------------
 
 template <__m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
 void dot(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, int64_t blocks,
@@ -133,6 +252,20 @@ void dot(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, 
   }
 }
 
+void gemv4_q8_0_avx2(const XBlockQ8* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
+                     float* sums) {
+  __m256 acc[4];
+  for (int c = 0; c < 4; ++c) acc[c] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < blocks; ++b) {
+    for (int c = 0; c < 4; ++c) {
+      const uint8_t* block = w_rows + c * w_row_bytes + b * kQ8Bytes;
+      const __m256i w = weights_q8_0(block);
+      acc[c] = block_dot(w, _mm256_sign_epi8(w, w), block_scale(block), xq[b], acc[c]);
+    }
+  }
+  for (int c = 0; c < 4; ++c) sums[c] = horizontal_sum(acc[c]);
+}
+
 template <__m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
 void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
   for (int64_t b = 0; b < blocks; ++b) {
@@ -152,8 +285,13 @@ void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
 }  // namespace
 
 MatmulQuantizedKernels matmul_quantized_kernels_avx2() {
-  return {&quantize_x_avx2, &dot<&weights_q8_0, kQ8Bytes>, &dot<&weights_q4_0, kQ4Bytes>,
-          &dequantize<&weights_q8_0, kQ8Bytes>, &dequantize<&weights_q4_0, kQ4Bytes>};
+  return {&quantize_x_avx2,
+          &dot<&weights_q8_0, kQ8Bytes>,
+          &dot_q4_0_avx2,
+          &gemv4_q8_0_avx2,
+          &gemv4_q4_0_avx2,
+          &dequantize<&weights_q8_0, kQ8Bytes>,
+          &dequantize<&weights_q4_0, kQ4Bytes>};
 }
 
 }  // namespace hwinfer::cpu

@@ -19,6 +19,21 @@ struct XBlockQ8 {
   int8_t q[32];
 };
 
+// Two consecutive x blocks A = 2p and B = 2p + 1 laid out for Q4_0 weights, whose qs bytes hold
+// values t (low nibble) and t + 16 (high nibble): with the qs of A and B side by side in one
+// 32-byte vector, its low nibbles line up with |lo| and its high nibbles with |hi|. The unsigned
+// nibbles (w + 8) are multiplied as they are; |correction| (-2 S per lane, S the sum of the
+// block's q, so -8 S over the block's 4 lanes) removes the +8 exactly in int32.
+// A lone last block pairs with an all-zero B.
+struct alignas(32) XPairQ4 {
+  int8_t lo[32];          // A.q[0:16], B.q[0:16]
+  int8_t hi[32];          // A.q[16:32], B.q[16:32]
+  float d[8];             // A.d x 4, B.d x 4
+  int32_t correction[8];  // -2 S_A x 4, -2 S_B x 4
+};
+// |blocks| quantized blocks -> (blocks + 1) / 2 pairs.
+void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out);
+
 struct MatmulQuantizedKernels {
   // out[b] = x[32 b : 32 b + 32] quantized, for b < blocks; x contiguous.
   void (*quantize_x)(const float* x, int64_t blocks, XBlockQ8* out) = nullptr;
@@ -26,8 +41,15 @@ struct MatmulQuantizedKernels {
   // one function per weight format (w_row: |blocks| packed GGUF blocks).
   void (*dot_q8_0)(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                    int64_t blocks, float* sums) = nullptr;
-  void (*dot_q4_0)(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+  // Q4_0 takes x as pairs (x_stride in pairs; |blocks| is still the weight row's block count).
+  void (*dot_q4_0)(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                    int64_t blocks, float* sums) = nullptr;
+  // Decode (m = 1) on four weight rows at once (rows w_rows + c * w_row_bytes, c < 4), so each x
+  // block is loaded once per four rows: sums[c] = dot(x row, weight row c).
+  void (*gemv4_q8_0)(const XBlockQ8* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
+                     float* sums) = nullptr;
+  void (*gemv4_q4_0)(const XPairQ4* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
+                     float* sums) = nullptr;
   // out[0 : 32 * blocks] = dequant(w_row blocks), exactly.
   void (*dequantize_q8_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
   void (*dequantize_q4_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
