@@ -65,11 +65,6 @@ void dot_rows_portable(const float* a, int64_t lda, int64_t m, const uint16_t* b
   }
 }
 
-void gemv4_portable(const float* a, const uint16_t* b_rows, int64_t ldb, int64_t k, bool bf16,
-                    float* sums) {
-  for (int c = 0; c < 4; ++c) dot_rows_portable(a, 0, 1, b_rows + c * ldb, k, bf16, sums + c);
-}
-
 const GemmHalfKernels& kernels_for(GemmIsa isa) {
   static const GemmHalfKernels portable = gemm_half_kernels_portable();
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
@@ -101,14 +96,7 @@ void gemv_half(const GemmF32Problem& p, const uint16_t* b, int64_t b_col_stride,
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
     float sums[kGemvMaxM];
-    int64_t j = item * per_item;
-    if (p.m == 1) {  // four weight rows per pass share each load of a
-      for (; j + 4 <= j_end; j += 4) {
-        kernels.gemv4(p.a, b + j * b_col_stride, b_col_stride, p.k, bf16, sums);
-        for (int c = 0; c < 4; ++c) store_c(p, 0, j + c, sums[c]);
-      }
-    }
-    for (; j < j_end; ++j) {
+    for (int64_t j = item * per_item; j < j_end; ++j) {
       kernels.dot_rows(p.a, p.a_row_stride, p.m, b + j * b_col_stride, p.k, bf16, sums);
       for (int64_t i = 0; i < p.m; ++i) store_c(p, i, j, sums[i]);
     }
@@ -156,9 +144,7 @@ void pack_half(const void* context, int64_t col0, int64_t cols, int64_t l0, int6
 
 }  // namespace
 
-GemmHalfKernels gemm_half_kernels_portable() {
-  return {&to_f32_portable, &dot_rows_portable, &gemv4_portable};
-}
+GemmHalfKernels gemm_half_kernels_portable() { return {&to_f32_portable, &dot_rows_portable}; }
 
 void gemm_half(const GemmHalfProblem& p, ThreadPool& pool, GemmIsa isa, ScratchBuffer& scratch) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return;

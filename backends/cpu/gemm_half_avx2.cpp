@@ -105,35 +105,6 @@ void dot_rows(const float* a, int64_t lda, int64_t m, const uint16_t* b_row, int
   }
 }
 
-template <bool kBf16>
-void gemv4(const float* a, const uint16_t* b_rows, int64_t ldb, int64_t k, float* sums) {
-  __m256 acc[4][2];
-  for (int c = 0; c < 4; ++c) acc[c][0] = acc[c][1] = _mm256_setzero_ps();
-  int64_t l = 0;
-  for (; l + 16 <= k; l += 16) {
-    const __m256 a0 = _mm256_loadu_ps(a + l);
-    const __m256 a1 = _mm256_loadu_ps(a + l + 8);
-    for (int c = 0; c < 4; ++c) {
-      acc[c][0] = _mm256_fmadd_ps(a0, load8<kBf16>(b_rows + c * ldb + l), acc[c][0]);
-      acc[c][1] = _mm256_fmadd_ps(a1, load8<kBf16>(b_rows + c * ldb + l + 8), acc[c][1]);
-    }
-  }
-  for (int c = 0; c < 4; ++c) {
-    float sum = horizontal_sum(_mm256_add_ps(acc[c][0], acc[c][1]));
-    for (int64_t t = l; t < k; ++t) sum += a[t] * load1<kBf16>(b_rows + c * ldb + t);
-    sums[c] = sum;
-  }
-}
-
-void gemv4_avx2(const float* a, const uint16_t* b_rows, int64_t ldb, int64_t k, bool bf16,
-                float* sums) {
-  if (bf16) {
-    gemv4<true>(a, b_rows, ldb, k, sums);
-  } else {
-    gemv4<false>(a, b_rows, ldb, k, sums);
-  }
-}
-
 void to_f32_avx2(const uint16_t* src, int64_t n, bool bf16, float* out) {
   if (bf16) {
     to_f32<true>(src, n, out);
@@ -153,6 +124,6 @@ void dot_rows_avx2(const float* a, int64_t lda, int64_t m, const uint16_t* b_row
 
 }  // namespace
 
-GemmHalfKernels gemm_half_kernels_avx2() { return {&to_f32_avx2, &dot_rows_avx2, &gemv4_avx2}; }
+GemmHalfKernels gemm_half_kernels_avx2() { return {&to_f32_avx2, &dot_rows_avx2}; }
 
 }  // namespace hwinfer::cpu

@@ -17,10 +17,6 @@ struct GemmHalfKernels {
   // sums[i] = sum_l a[i * lda + l] * f32(b_row[l]) for i < m (any m >= 1), l < k; contiguous rows.
   void (*dot_rows)(const float* a, int64_t lda, int64_t m, const uint16_t* b_row, int64_t k,
                    bool bf16, float* sums) = nullptr;
-  // Decode (m = 1) on four weight rows at once (b_rows + c * ldb, c < 4), each a element loaded
-  // once per four rows: sums[c] = a . b row c.
-  void (*gemv4)(const float* a, const uint16_t* b_rows, int64_t ldb, int64_t k, bool bf16,
-                float* sums) = nullptr;
 };
 
 GemmHalfKernels gemm_half_kernels_portable();

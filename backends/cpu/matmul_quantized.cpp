@@ -95,12 +95,6 @@ void dot_q4_0_portable(const XPairQ4* xq, int64_t x_stride, int64_t m, const uin
   }
 }
 
-template <typename X, void (*kDot)(const X*, int64_t, int64_t, const uint8_t*, int64_t, float*)>
-void gemv4_portable(const X* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
-                    float* sums) {
-  for (int c = 0; c < 4; ++c) kDot(xq, 0, 1, w_rows + c * w_row_bytes, blocks, sums + c);
-}
-
 template <void (*kUnpack)(const uint8_t*, int8_t*), int64_t kBlockBytes>
 void dequantize_portable(const uint8_t* w_row, int64_t blocks, float* out) {
   int8_t w_q[kBlockValues];
@@ -157,19 +151,7 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
     float sums[kMatmulQuantizedGemvMaxM];
-    int64_t j = item * per_item;
-    if (p.m == 1) {  // four weight rows per pass share each x block
-      for (; j + 4 <= j_end; j += 4) {
-        const uint8_t* w_rows = p.w + j * p.w_row_bytes;
-        if (q4) {
-          kernels.gemv4_q4_0(x_pairs, w_rows, p.w_row_bytes, blocks, sums);
-        } else {
-          kernels.gemv4_q8_0(xq, w_rows, p.w_row_bytes, blocks, sums);
-        }
-        for (int c = 0; c < 4; ++c) p.y[(j + c) * p.y_col_stride] = sums[c];
-      }
-    }
-    for (; j < j_end; ++j) {
+    for (int64_t j = item * per_item; j < j_end; ++j) {
       if (q4) {
         kernels.dot_q4_0(x_pairs, pairs, p.m, p.w + j * p.w_row_bytes, blocks, sums);
       } else {
@@ -252,11 +234,7 @@ void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out) {
 }
 
 MatmulQuantizedKernels matmul_quantized_kernels_portable() {
-  return {&quantize_x_portable,
-          &dot_q8_0_portable,
-          &dot_q4_0_portable,
-          &gemv4_portable<XBlockQ8, &dot_q8_0_portable>,
-          &gemv4_portable<XPairQ4, &dot_q4_0_portable>,
+  return {&quantize_x_portable, &dot_q8_0_portable, &dot_q4_0_portable,
           &dequantize_portable<&unpack_q8_0, HWINFER_Q8_0_BLOCK_BYTES>,
           &dequantize_portable<&unpack_q4_0, HWINFER_Q4_0_BLOCK_BYTES>};
 }

@@ -213,21 +213,6 @@ void dot_q4_0_avx2(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t
   }
 }
 
-void gemv4_q4_0_avx2(const XPairQ4* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
-                     float* sums) {
-  __m256 acc[4];
-  for (int c = 0; c < 4; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < blocks; b += 2) {
-    const XPairQ4& x = xq[b / 2];
-    for (int c = 0; c < 4; ++c) {
-      const uint8_t* block = w_rows + c * w_row_bytes + b * kQ4Bytes;
-      acc[c] =
-          pair_dot(load_q4_pair(block, b + 1 < blocks ? block + kQ4Bytes : nullptr), x, acc[c]);
-    }
-  }
-  for (int c = 0; c < 4; ++c) sums[c] = horizontal_sum(acc[c]);
-}
-
 // ---- Q8_0 (and the shared block helpers) -------------------------------------------------------
 
 template <__m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
@@ -252,20 +237,6 @@ void dot(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, 
   }
 }
 
-void gemv4_q8_0_avx2(const XBlockQ8* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
-                     float* sums) {
-  __m256 acc[4];
-  for (int c = 0; c < 4; ++c) acc[c] = _mm256_setzero_ps();
-  for (int64_t b = 0; b < blocks; ++b) {
-    for (int c = 0; c < 4; ++c) {
-      const uint8_t* block = w_rows + c * w_row_bytes + b * kQ8Bytes;
-      const __m256i w = weights_q8_0(block);
-      acc[c] = block_dot(w, _mm256_sign_epi8(w, w), block_scale(block), xq[b], acc[c]);
-    }
-  }
-  for (int c = 0; c < 4; ++c) sums[c] = horizontal_sum(acc[c]);
-}
-
 template <__m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
 void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
   for (int64_t b = 0; b < blocks; ++b) {
@@ -285,13 +256,8 @@ void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
 }  // namespace
 
 MatmulQuantizedKernels matmul_quantized_kernels_avx2() {
-  return {&quantize_x_avx2,
-          &dot<&weights_q8_0, kQ8Bytes>,
-          &dot_q4_0_avx2,
-          &gemv4_q8_0_avx2,
-          &gemv4_q4_0_avx2,
-          &dequantize<&weights_q8_0, kQ8Bytes>,
-          &dequantize<&weights_q4_0, kQ4Bytes>};
+  return {&quantize_x_avx2, &dot<&weights_q8_0, kQ8Bytes>, &dot_q4_0_avx2,
+          &dequantize<&weights_q8_0, kQ8Bytes>, &dequantize<&weights_q4_0, kQ4Bytes>};
 }
 
 }  // namespace hwinfer::cpu

@@ -44,12 +44,6 @@ struct MatmulQuantizedKernels {
   // Q4_0 takes x as pairs (x_stride in pairs; |blocks| is still the weight row's block count).
   void (*dot_q4_0)(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                    int64_t blocks, float* sums) = nullptr;
-  // Decode (m = 1) on four weight rows at once (rows w_rows + c * w_row_bytes, c < 4), so each x
-  // block is loaded once per four rows: sums[c] = dot(x row, weight row c).
-  void (*gemv4_q8_0)(const XBlockQ8* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
-                     float* sums) = nullptr;
-  void (*gemv4_q4_0)(const XPairQ4* xq, const uint8_t* w_rows, int64_t w_row_bytes, int64_t blocks,
-                     float* sums) = nullptr;
   // out[0 : 32 * blocks] = dequant(w_row blocks), exactly.
   void (*dequantize_q8_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
   void (*dequantize_q4_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
