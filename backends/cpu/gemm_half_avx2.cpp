@@ -14,6 +14,10 @@ namespace hwinfer::cpu {
 
 namespace {
 
+// Software prefetch distance along a weight row. The hardware prefetchers keep up with rows of
+// 4 KiB, but fall behind on longer ones (k = 5632 f16 rows: 15 -> 19 GB/s on one core with it).
+constexpr int64_t kPrefetchBytes = 4096;
+
 template <bool kBf16>
 inline __m256 load8(const uint16_t* p) {
   const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
@@ -60,6 +64,7 @@ void dot_rows_r(const float* a, int64_t lda, const uint16_t* b_row, int64_t k, f
   }
   int64_t l = 0;
   for (; l + 32 <= k; l += 32) {
+    _mm_prefetch(reinterpret_cast<const char*>(b_row + l) + kPrefetchBytes, _MM_HINT_T0);
     __m256 b[4];
     for (int v = 0; v < 4; ++v) b[v] = load8<kBf16>(b_row + l + 8 * v);
     for (int r = 0; r < R; ++r) {

@@ -19,6 +19,13 @@ namespace {
 
 constexpr int64_t kQ8Bytes = 34;  // HWINFER_Q8_0_BLOCK_BYTES
 constexpr int64_t kQ4Bytes = 18;  // HWINFER_Q4_0_BLOCK_BYTES
+// Software prefetch distance along a weight row (see gemm_half_avx2.cpp); prefetching past the
+// row's end reaches the next row or nothing, and never faults.
+constexpr int64_t kPrefetchBytes = 4096;
+
+inline void prefetch(const uint8_t* p) {
+  _mm_prefetch(reinterpret_cast<const char*>(p) + kPrefetchBytes, _MM_HINT_T0);
+}
 
 inline float block_scale(const uint8_t* block) {
   uint16_t d;
@@ -106,6 +113,8 @@ void dot_r(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w_row, int64_t b
   int64_t b = 0;
   for (; b + 2 <= blocks; b += 2) {
     const uint8_t* block0 = w_row + b * kBlockBytes;
+    prefetch(block0);
+    prefetch(block0 + 64);
     const uint8_t* block1 = block0 + kBlockBytes;
     const __m256i w0 = kWeights(block0);
     const __m256i w1 = kWeights(block1);
@@ -177,6 +186,8 @@ void dot_q4_r(const XPairQ4* xq, int64_t x_stride, const uint8_t* w_row, int64_t
   int64_t b = 0;  // two pairs (four blocks) per step, into two accumulators per row
   for (; b + 4 <= blocks; b += 4) {
     const uint8_t* block = w_row + b * kQ4Bytes;
+    prefetch(block);
+    prefetch(block + 64);
     const Q4Pair w0 = load_q4_pair(block, block + kQ4Bytes);
     const Q4Pair w1 = load_q4_pair(block + 2 * kQ4Bytes, block + 3 * kQ4Bytes);
     for (int r = 0; r < R; ++r) {
