@@ -22,6 +22,7 @@
 #include "gemm_f32.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
+#include "scratch_buffer.h"
 #include "stream_worker.h"
 #include "thread_pool.h"
 
@@ -62,7 +63,8 @@ struct hwinfer_stream {
   hwinfer_device* device = nullptr;
   hwinfer::cpu::ThreadPool* pool = nullptr;
   hwinfer::cpu::GemmIsa gemm_isa = hwinfer::cpu::GemmIsa::kPortable;
-  hwinfer::cpu::StreamWorker worker;  // last: its thread joins first on destruction
+  hwinfer::cpu::ScratchBuffer scratch;  // for kernels running on |worker| only
+  hwinfer::cpu::StreamWorker worker;    // last: its thread joins first on destruction
 };
 
 // A point in a stream. event_record bumps recorded_generation at once; the stream bumps

@@ -135,7 +135,9 @@ TaskShape task_shape(int64_t m, int64_t nc, int threads) {
   return shape;
 }
 
-void gemm_packed(const GemmF32Problem& p, ThreadPool& pool, const GemmMicroKernel& kernel) {
+// |b_packer| NULL: pack p.b with pack_b.
+void gemm_packed(const GemmF32Problem& p, ThreadPool& pool, const GemmMicroKernel& kernel,
+                 const GemmBPacker* b_packer) {
   const int64_t mr = kernel.mr;
   const int64_t nr = kernel.nr;
   const int64_t kc_max = std::min(p.k, kBlockK);
@@ -157,7 +159,13 @@ void gemm_packed(const GemmF32Problem& p, ThreadPool& pool, const GemmMicroKerne
           pack_a(p, r0, std::min(task.rows, p.m - r0), l0, kc, mr, a_packed.data() + r0 * kc);
         } else {
           const int64_t c0 = (item - row_blocks) * task.cols;
-          pack_b(p, col0 + c0, std::min(task.cols, nc - c0), l0, kc, nr, b_packed.data() + c0 * kc);
+          float* out = b_packed.data() + c0 * kc;
+          const int64_t cols = std::min(task.cols, nc - c0);
+          if (b_packer != nullptr) {
+            b_packer->pack(b_packer->context, col0 + c0, cols, l0, kc, nr, out);
+          } else {
+            pack_b(p, col0 + c0, cols, l0, kc, nr, out);
+          }
         }
       });
 
@@ -241,7 +249,10 @@ void gemm_small_m(const GemmF32Problem& p, ThreadPool& pool) {
 GemmIsa detect_gemm_isa() {
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL) && (defined(__x86_64__) || defined(__i386__))
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return GemmIsa::kAvx2Fma;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("f16c")) {
+    return GemmIsa::kAvx2Fma;
+  }
 #endif
   return GemmIsa::kPortable;
 }
@@ -249,7 +260,7 @@ GemmIsa detect_gemm_isa() {
 const char* gemm_isa_name(GemmIsa isa) {
   switch (isa) {
     case GemmIsa::kAvx2Fma:
-      return "avx2+fma";
+      return "avx2+fma+f16c";
     case GemmIsa::kPortable:
       break;
   }
@@ -264,7 +275,13 @@ void gemm_f32(const GemmF32Problem& problem, ThreadPool& pool, GemmIsa isa) {
     gemm_small_m(problem, pool);
     return;
   }
-  gemm_packed(problem, pool, microkernel_for(isa));
+  gemm_packed(problem, pool, microkernel_for(isa), nullptr);
+}
+
+void gemm_f32_packed_b(const GemmF32Problem& problem, const GemmBPacker& b_packer, ThreadPool& pool,
+                       GemmIsa isa) {
+  if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) return;
+  gemm_packed(problem, pool, microkernel_for(isa), &b_packer);
 }
 
 }  // namespace hwinfer::cpu

@@ -32,7 +32,7 @@ struct GemmF32Problem {
 // The micro-kernel family a GEMM runs with.
 enum class GemmIsa {
   kPortable,  // baseline vectors (SSE2 / NEON), any CPU
-  kAvx2Fma,   // x86-64 with AVX2 and FMA (only when the build has the AVX2 kernel)
+  kAvx2Fma,   // x86-64 with AVX2, FMA and F16C (only when the build has the AVX2 kernels)
 };
 
 // The best micro-kernel this CPU can run (asks the CPU at run time).
@@ -43,6 +43,22 @@ const char* gemm_isa_name(GemmIsa isa);
 // allows (kPortable always is). m, n, k > 0. Throws std::bad_alloc when the packing buffers
 // cannot be allocated.
 void gemm_f32(const GemmF32Problem& problem, ThreadPool& pool, GemmIsa isa);
+
+// A source of B that is not an f32 matrix (f16/bf16 or quantized weights): |pack| writes
+// B[l0 : l0+kc, col0 : col0+cols] as f32 panels of |nr| columns, panel p (of columns
+// col0 + p*nr ...) at out[p * nr * kc], laid out [kc][nr], columns past |cols| zero. l0 is always
+// a multiple of 256 (so of any block size up to 256) and kc is 256 or what is left of k.
+// Called concurrently from the pool's threads on disjoint outputs.
+struct GemmBPacker {
+  void (*pack)(const void* context, int64_t col0, int64_t cols, int64_t l0, int64_t kc, int64_t nr,
+               float* out) = nullptr;
+  const void* context = nullptr;
+};
+
+// The packed (compute-bound) GEMM of gemm_f32 with B taken from |b_packer| instead of problem.b
+// (which is ignored). For any m; meant for m large enough that packing B once pays.
+void gemm_f32_packed_b(const GemmF32Problem& problem, const GemmBPacker& b_packer, ThreadPool& pool,
+                       GemmIsa isa);
 
 }  // namespace hwinfer::cpu
 

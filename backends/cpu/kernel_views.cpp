@@ -210,6 +210,67 @@ bool views_overlap(const hwinfer_tensor_view& a, const hwinfer_tensor_view& b) {
   return ab < be && bb < ae;
 }
 
+hwinfer_error* check_block_view(const hwinfer_tensor_view& view, const ViewExpectation& e,
+                                const hwinfer_device* device, bool require_buffer) {
+  if (view.struct_size < sizeof(hwinfer_tensor_view)) {
+    return invalid(e, "has struct_size ", std::to_string(view.struct_size),
+                   ", smaller than hwinfer_tensor_view");
+  }
+  if (view.dtype != e.dtype) {
+    return invalid(e, "has dtype ", dtype_name(view.dtype), "; expected " + dtype_name(e.dtype));
+  }
+  if (view.rank != 2 || e.rank != 2) {
+    return invalid(e, "has rank ", std::to_string(view.rank),
+                   "; expected " + std::string(e.shape_names) + " = " + shape_string(e.shape, 2));
+  }
+  if (!std::equal(e.shape, e.shape + 2, view.shape)) {
+    return invalid(e, "has shape ", shape_string(view.shape, 2),
+                   "; expected " + std::string(e.shape_names) + " = " + shape_string(e.shape, 2));
+  }
+  const int64_t block_values = 32;  // HWINFER_QK8_0 == HWINFER_QK4_0
+  const int64_t block_bytes =
+      e.dtype == HWINFER_DTYPE_Q8_0 ? HWINFER_Q8_0_BLOCK_BYTES : HWINFER_Q4_0_BLOCK_BYTES;
+  if (view.shape[0] <= 0 || view.shape[1] <= 0 || view.shape[1] % block_values != 0) {
+    return invalid(e, "has shape ", shape_string(view.shape, 2),
+                   ": both dimensions must be > 0 and the innermost a multiple of the 32-value "
+                   "block");
+  }
+  if (view.strides_bytes[1] != 0) {
+    return invalid(e, "has innermost stride ", std::to_string(view.strides_bytes[1]),
+                   " bytes; quantized blocks are packed, so it must be 0 (plugin.h)");
+  }
+  if (view.strides_bytes[0] < 0) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "cpu %s: operand %s has a negative row stride (%" PRId64 " bytes)",
+                              e.kernel, e.operand, view.strides_bytes[0]);
+  }
+  const int64_t row_bytes = view.shape[1] / block_values * block_bytes;
+  int64_t end = 0;
+  if (__builtin_mul_overflow(view.shape[0] - 1, view.strides_bytes[0], &end) ||
+      __builtin_add_overflow(end, row_bytes, &end)) {
+    return invalid(e, "has shape and strides whose byte extent overflows: shape ",
+                   shape_string(view.shape, 2), ", strides " + shape_string(view.strides_bytes, 2));
+  }
+  if (view.buffer == nullptr) {
+    if (!require_buffer) return nullptr;
+    return invalid(e, "has no buffer", "");
+  }
+  if (view.buffer->device != device) {
+    return invalid(e, "lives in a buffer of another device", "");
+  }
+  const uint64_t size = view.buffer->size_bytes;
+  const uint64_t offset = view.offset_bytes;
+  if (offset > size || static_cast<uint64_t>(end) > size - offset) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu %s: operand %s (offset %" PRIu64
+                              ", shape %s, row stride %" PRId64 ") addresses bytes [0, %" PRId64
+                              ") of the view, outside its %" PRIu64 "-byte buffer",
+                              e.kernel, e.operand, offset, shape_string(view.shape, 2).c_str(),
+                              view.strides_bytes[0], end, size);
+  }
+  return nullptr;
+}
+
 hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
   if (struct_size >= expected) return nullptr;
   return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,

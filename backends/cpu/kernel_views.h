@@ -26,7 +26,7 @@ bool dtype_is_known(uint32_t dtype);
 struct ViewExpectation {
   const char* kernel = "";   // "gemm", for messages
   const char* operand = "";  // "a", for messages
-  uint32_t dtype = 0;        // a non-block dtype
+  uint32_t dtype = 0;        // a non-block dtype (check_view) or Q8_0/Q4_0 (check_block_view)
   uint32_t rank = 0;         // 1..HWINFER_MAX_RANK
   int64_t shape[HWINFER_MAX_RANK] = {};
   const char* shape_names = "";  // "[m, k]"
@@ -40,6 +40,13 @@ struct ViewExpectation {
 // (misaligned, or not contiguous where the kernel needs it) with a message naming the operand.
 hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation& expected,
                           const hwinfer_device* device, bool require_buffer);
+
+// Checks a rank-2 [rows, values] view of block-quantized data (|expected.dtype| Q8_0 or Q4_0, as
+// plugin.h lays it out): dtype, rank and shape as check_view; values a multiple of the block size
+// and an innermost stride of 0 (packed blocks), INVALID_ARGUMENT otherwise; a negative row stride
+// is UNSUPPORTED; with a buffer, every addressed byte inside it. No alignment is required.
+hwinfer_error* check_block_view(const hwinfer_tensor_view& view, const ViewExpectation& expected,
+                                const hwinfer_device* device, bool require_buffer);
 
 // Address of the view's element [0, ..., 0]. The view must have passed check_view with a buffer.
 inline uint8_t* view_data(const hwinfer_tensor_view& view) {

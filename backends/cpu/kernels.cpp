@@ -1,6 +1,7 @@
-// kernels.cpp — the CPU plugin's kernel table and kernel_query. Implemented: GEMM (F32), the
+// kernels.cpp — the CPU plugin's kernel table and kernel_query. Every slot is implemented: GEMM
+// (every mix of F32, F16 and BF16 operands), the quantized matmul (Q8_0 and Q4_0 weights), the
 // bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, attention_decode_paged and
-// attention_prefill; the other slot (matmul_quantized) is NULL until its kernel lands.
+// attention_prefill.
 //
 // Each kernel has one check_* function shared by kernel_query and the enqueue slot, so the answer
 // to "can you run this?" and the enqueue-time validation never disagree. kernel_query accepts
@@ -16,7 +17,9 @@
 #include "bandwidth_probe.h"
 #include "cpu_internal.h"
 #include "gemm_f32.h"
+#include "gemm_half.h"
 #include "kernel_views.h"
+#include "matmul_quantized.h"
 #include "paged_kv_slots.h"
 #include "rowwise_ops.h"
 #include "token_ops.h"
@@ -25,11 +28,10 @@ namespace hwinfer::cpu {
 
 namespace {
 
-constexpr const char* kHalfGemmReason = "f16/bf16 gemm is not implemented in the cpu backend yet";
-
 // ---- GEMM --------------------------------------------------------------------------------------
-//   a: [m, k] F32;  b: [k, n] F32 (or [n, k] when b_transposed);  c: [m, n] F32
+//   a: [m, k];  b: [k, n] (or [n, k] when b_transposed);  c: [m, n];  each F32, F16 or BF16
 // Any element-aligned strides (b transposed is just other strides); c must not overlap itself.
+// All-F32 runs gemm_f32; any F16/BF16 operand runs gemm_half.
 
 hwinfer_error* check_gemm_dtype(uint32_t dtype, const char* operand) {
   if (dtype == HWINFER_DTYPE_F32 || dtype == HWINFER_DTYPE_F16 || dtype == HWINFER_DTYPE_BF16) {
@@ -66,17 +68,12 @@ hwinfer_error* check_gemm(const hwinfer_device* device, const hwinfer_gemm_desc&
     if (operand.view->struct_size < sizeof(hwinfer_tensor_view)) break;  // check_view reports it
     if (hwinfer_error* error = check_gemm_dtype(operand.view->dtype, operand.name)) return error;
   }
-  for (const auto& operand : operands) {
-    if (operand.view->struct_size >= sizeof(hwinfer_tensor_view) &&
-        operand.view->dtype != HWINFER_DTYPE_F32) {
-      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED, "%s", kHalfGemmReason);
-    }
-  }
-  const ViewExpectation a = expect_view("gemm", "a", HWINFER_DTYPE_F32, "[m, k]", {d.m, d.k});
+  // The dtypes are each operand's own (checked above; check_view reports a short view).
+  const ViewExpectation a = expect_view("gemm", "a", d.a.dtype, "[m, k]", {d.m, d.k});
   const ViewExpectation b = d.b_transposed != 0
-                                ? expect_view("gemm", "b", HWINFER_DTYPE_F32, "[n, k]", {d.n, d.k})
-                                : expect_view("gemm", "b", HWINFER_DTYPE_F32, "[k, n]", {d.k, d.n});
-  ViewExpectation c = expect_view("gemm", "c", HWINFER_DTYPE_F32, "[m, n]", {d.m, d.n});
+                                ? expect_view("gemm", "b", d.b.dtype, "[n, k]", {d.n, d.k})
+                                : expect_view("gemm", "b", d.b.dtype, "[k, n]", {d.k, d.n});
+  ViewExpectation c = expect_view("gemm", "c", d.c.dtype, "[m, n]", {d.m, d.n});
   c.is_output = true;
   if (hwinfer_error* error = check_view(d.a, a, device, require_buffers)) return error;
   if (hwinfer_error* error = check_view(d.b, b, device, require_buffers)) return error;
@@ -84,25 +81,55 @@ hwinfer_error* check_gemm(const hwinfer_device* device, const hwinfer_gemm_desc&
   return nullptr;
 }
 
-GemmF32Problem gemm_problem(const hwinfer_gemm_desc& d) {
-  constexpr int64_t kF32 = sizeof(float);
-  GemmF32Problem p;
+bool gemm_is_f32(const hwinfer_gemm_desc& d) {
+  return d.a.dtype == HWINFER_DTYPE_F32 && d.b.dtype == HWINFER_DTYPE_F32 &&
+         d.c.dtype == HWINFER_DTYPE_F32;
+}
+
+// The descriptor as gemm_half's problem: strides in elements of each operand's dtype.
+GemmHalfProblem gemm_problem(const hwinfer_gemm_desc& d) {
+  const auto a_bytes = static_cast<int64_t>(dtype_element_bytes(d.a.dtype));
+  const auto b_bytes = static_cast<int64_t>(dtype_element_bytes(d.b.dtype));
+  const auto c_bytes = static_cast<int64_t>(dtype_element_bytes(d.c.dtype));
+  GemmHalfProblem p;
   p.m = d.m;
   p.n = d.n;
   p.k = d.k;
-  p.a = reinterpret_cast<const float*>(view_data(d.a));
-  p.a_row_stride = d.a.strides_bytes[0] / kF32;
-  p.a_col_stride = d.a.strides_bytes[1] / kF32;
-  p.b = reinterpret_cast<const float*>(view_data(d.b));
+  p.a = view_data(d.a);
+  p.a_dtype = d.a.dtype;
+  p.a_row_stride = d.a.strides_bytes[0] / a_bytes;
+  p.a_col_stride = d.a.strides_bytes[1] / a_bytes;
+  p.b = view_data(d.b);
+  p.b_dtype = d.b.dtype;
   // B[l, j]: b[l, j] of a [k, n] view, or b[j, l] of an [n, k] view.
   const int dim_l = d.b_transposed != 0 ? 1 : 0;
-  p.b_row_stride = d.b.strides_bytes[dim_l] / kF32;
-  p.b_col_stride = d.b.strides_bytes[1 - dim_l] / kF32;
-  p.c = reinterpret_cast<float*>(view_data(d.c));
-  p.c_row_stride = d.c.strides_bytes[0] / kF32;
-  p.c_col_stride = d.c.strides_bytes[1] / kF32;
+  p.b_row_stride = d.b.strides_bytes[dim_l] / b_bytes;
+  p.b_col_stride = d.b.strides_bytes[1 - dim_l] / b_bytes;
+  p.c = view_data(d.c);
+  p.c_dtype = d.c.dtype;
+  p.c_row_stride = d.c.strides_bytes[0] / c_bytes;
+  p.c_col_stride = d.c.strides_bytes[1] / c_bytes;
   p.alpha = d.alpha;
   p.beta = d.beta;
+  return p;
+}
+
+GemmF32Problem gemm_f32_problem(const GemmHalfProblem& h) {
+  GemmF32Problem p;
+  p.m = h.m;
+  p.n = h.n;
+  p.k = h.k;
+  p.a = static_cast<const float*>(h.a);
+  p.a_row_stride = h.a_row_stride;
+  p.a_col_stride = h.a_col_stride;
+  p.b = static_cast<const float*>(h.b);
+  p.b_row_stride = h.b_row_stride;
+  p.b_col_stride = h.b_col_stride;
+  p.c = static_cast<float*>(h.c);
+  p.c_row_stride = h.c_row_stride;
+  p.c_col_stride = h.c_col_stride;
+  p.alpha = h.alpha;
+  p.beta = h.beta;
   return p;
 }
 
@@ -111,11 +138,81 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
     if (hwinfer_error* error = require_non_null(stream, "gemm: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "gemm: desc")) return error;
     if (hwinfer_error* error = check_gemm(stream->device, *desc, true)) return error;
-    const GemmF32Problem problem = gemm_problem(*desc);
+    const GemmHalfProblem problem = gemm_problem(*desc);
     ThreadPool* pool = stream->pool;
     const GemmIsa isa = stream->gemm_isa;
-    return stream->worker.enqueue([problem, pool, isa]() -> hwinfer_error* {
-      gemm_f32(problem, *pool, isa);
+    if (gemm_is_f32(*desc)) {
+      const GemmF32Problem f32 = gemm_f32_problem(problem);
+      return stream->worker.enqueue([f32, pool, isa]() -> hwinfer_error* {
+        gemm_f32(f32, *pool, isa);
+        return nullptr;
+      });
+    }
+    return stream->worker.enqueue([problem, pool, isa, stream]() -> hwinfer_error* {
+      gemm_half(problem, *pool, isa, stream->scratch);
+      return nullptr;
+    });
+  });
+}
+
+// ---- quantized matmul --------------------------------------------------------------------------
+//   x: [m, k] F32;  w: [n, k] Q8_0 | Q4_0 (blocks along k, k % 32 == 0);  y: [m, n] F32
+// x and y: any element-aligned strides (y must not overlap itself); w: any non-negative row stride.
+
+hwinfer_error* check_matmul_quantized(const hwinfer_device* device,
+                                      const hwinfer_matmul_quantized_desc& d,
+                                      bool require_buffers) {
+  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), "matmul_quantized")) {
+    return error;
+  }
+  if (d.m <= 0 || d.n <= 0 || d.k <= 0 || d.k % HWINFER_QK8_0 != 0) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "cpu matmul_quantized: m, n and k must be > 0 and k a multiple of "
+                              "the 32-value block; got m=%" PRId64 " n=%" PRId64 " k=%" PRId64,
+                              d.m, d.n, d.k);
+  }
+  if (d.w.struct_size >= sizeof(hwinfer_tensor_view) && d.w.dtype != HWINFER_DTYPE_Q8_0 &&
+      d.w.dtype != HWINFER_DTYPE_Q4_0) {
+    return hwinfer_make_error(
+        dtype_is_known(d.w.dtype) ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNSUPPORTED,
+        "cpu matmul_quantized: operand w has dtype %s; it takes Q8_0 or Q4_0",
+        dtype_name(d.w.dtype).c_str());
+  }
+  const ViewExpectation x =
+      expect_view("matmul_quantized", "x", HWINFER_DTYPE_F32, "[m, k]", {d.m, d.k});
+  const ViewExpectation w = expect_view("matmul_quantized", "w", d.w.dtype, "[n, k]", {d.n, d.k});
+  ViewExpectation y = expect_view("matmul_quantized", "y", HWINFER_DTYPE_F32, "[m, n]", {d.m, d.n});
+  y.is_output = true;
+  if (hwinfer_error* error = check_view(d.x, x, device, require_buffers)) return error;
+  if (hwinfer_error* error = check_block_view(d.w, w, device, require_buffers)) return error;
+  if (hwinfer_error* error = check_view(d.y, y, device, require_buffers)) return error;
+  return nullptr;
+}
+
+hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
+                                        const hwinfer_matmul_quantized_desc* desc) {
+  return guarded("matmul_quantized", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(stream, "matmul_quantized: stream")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "matmul_quantized: desc")) return error;
+    if (hwinfer_error* error = check_matmul_quantized(stream->device, *desc, true)) return error;
+    constexpr int64_t kF32 = sizeof(float);
+    MatmulQuantizedProblem p;
+    p.m = desc->m;
+    p.n = desc->n;
+    p.k = desc->k;
+    p.x = reinterpret_cast<const float*>(view_data(desc->x));
+    p.x_row_stride = desc->x.strides_bytes[0] / kF32;
+    p.x_col_stride = desc->x.strides_bytes[1] / kF32;
+    p.w = view_data(desc->w);
+    p.w_dtype = desc->w.dtype;
+    p.w_row_bytes = desc->w.strides_bytes[0];
+    p.y = reinterpret_cast<float*>(view_data(desc->y));
+    p.y_row_stride = desc->y.strides_bytes[0] / kF32;
+    p.y_col_stride = desc->y.strides_bytes[1] / kF32;
+    ThreadPool* pool = stream->pool;
+    const GemmIsa isa = stream->gemm_isa;
+    return stream->worker.enqueue([p, pool, isa, stream]() -> hwinfer_error* {
+      matmul_quantized(p, *pool, isa, stream->scratch);
       return nullptr;
     });
   });
@@ -220,7 +317,7 @@ const hwinfer_kernel_table kKernelTable = {
     .struct_size = sizeof(hwinfer_kernel_table),
     .reserved0 = 0,
     .gemm = &enqueue_gemm,
-    .matmul_quantized = nullptr,
+    .matmul_quantized = &enqueue_matmul_quantized,
     .attention_prefill = &enqueue_attention_prefill,
     .attention_decode_paged = &enqueue_attention_decode_paged,
     .kv_append = &enqueue_kv_append,
@@ -251,6 +348,15 @@ hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* d
         }
         return answer(check_gemm(device, *reinterpret_cast<const hwinfer_gemm_desc*>(desc), false),
                       out);
+      case HWINFER_KERNEL_MATMUL_QUANTIZED:
+        if (hwinfer_error* error = check_desc_size(
+                desc->struct_size, sizeof(hwinfer_matmul_quantized_desc), "matmul_quantized")) {
+          return error;
+        }
+        return answer(
+            check_matmul_quantized(
+                device, *reinterpret_cast<const hwinfer_matmul_quantized_desc*>(desc), false),
+            out);
       case HWINFER_KERNEL_KV_APPEND:
         if (hwinfer_error* error =
                 check_desc_size(desc->struct_size, sizeof(hwinfer_kv_append_desc), "kv_append")) {

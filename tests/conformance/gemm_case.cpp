@@ -1,4 +1,5 @@
-// gemm_case.cpp — builds, launches and checks one f32 GEMM case against the scalar reference.
+// gemm_case.cpp — builds, launches and checks one GEMM case (F32/F16/BF16 operands) against the
+// scalar reference.
 // Must not skip or excuse anything itself: unsupported answers go back to the caller.
 #include "gemm_case.h"
 
@@ -13,7 +14,7 @@
 
 #include "conformance_fixture.h"
 #include "hwinfer/tensor_view.h"
-#include "reference/reference_kernels.h"
+#include "reference/reference_matmul.h"
 
 namespace hwinfer::conformance {
 namespace {
@@ -21,30 +22,32 @@ namespace {
 constexpr uint64_t kBackGuardBytes = 256;
 constexpr double kMaxNmse = 1e-10;
 
-// A row-major f32 matrix placed in a buffer image: poison everywhere, elements at
-// offset + (row * stride + col) * 4.
+// A row-major F32/F16/BF16 matrix placed in a buffer image: poison everywhere, elements at
+// offset + (row * stride + col) * element size.
 struct Operand {
   int64_t rows = 0, cols = 0, stride = 0;  // stride in elements (>= cols)
   uint64_t offset = 0;
+  uint32_t dtype = HWINFER_DTYPE_F32;
+  size_t element_bytes = 4;
   std::vector<uint8_t> image;
 
-  Operand(int64_t r, int64_t c, int64_t pad, uint64_t front)
-      : rows(r), cols(c), stride(c + pad), offset(front) {
-    const uint64_t span = static_cast<uint64_t>((rows - 1) * stride + cols) * sizeof(float);
+  Operand(int64_t r, int64_t c, int64_t pad, uint64_t front, uint32_t type)
+      : rows(r), cols(c), stride(c + pad), offset(front), dtype(type) {
+    element_bytes = dtype == HWINFER_DTYPE_F32 ? 4 : 2;
+    const uint64_t span = static_cast<uint64_t>((rows - 1) * stride + cols) * element_bytes;
     image.assign(offset + span + kBackGuardBytes, kPoisonByte);
   }
   size_t ByteAt(int64_t row, int64_t col) const {
-    return offset + static_cast<size_t>(row * stride + col) * sizeof(float);
+    return offset + static_cast<size_t>(row * stride + col) * element_bytes;
   }
   float Get(const std::vector<uint8_t>& bytes, int64_t row, int64_t col) const {
-    float value;
-    std::memcpy(&value, bytes.data() + ByteAt(row, col), sizeof(value));
-    return value;
+    return static_cast<float>(reference::load_real(bytes.data() + ByteAt(row, col), 0, dtype));
   }
+  // Stores |value| rounded to the dtype.
   void Set(int64_t row, int64_t col, float value) {
-    std::memcpy(image.data() + ByteAt(row, col), &value, sizeof(value));
+    reference::store_real(image.data() + ByteAt(row, col), 0, dtype, value);
   }
-  // The elements, densely packed (leading dimension = cols), as the reference takes them.
+  // The elements as f32 (exact), densely packed (leading dimension = cols).
   std::vector<float> Dense(const std::vector<uint8_t>& bytes) const {
     std::vector<float> out(static_cast<size_t>(rows * cols));
     for (int64_t r = 0; r < rows; ++r) {
@@ -52,12 +55,33 @@ struct Operand {
     }
     return out;
   }
+  // The elements in their own dtype, densely packed, as the reference takes them.
+  std::vector<uint8_t> DenseRaw(const std::vector<uint8_t>& bytes) const {
+    std::vector<uint8_t> out(static_cast<size_t>(rows * cols) * element_bytes);
+    for (int64_t r = 0; r < rows; ++r) {
+      std::memcpy(out.data() + static_cast<size_t>(r * cols) * element_bytes,
+                  bytes.data() + ByteAt(r, 0), static_cast<size_t>(cols) * element_bytes);
+    }
+    return out;
+  }
   hwinfer_tensor_view View(const Buffer& buffer) const {
-    hwinfer_tensor_view view = ContiguousView(buffer, offset, HWINFER_DTYPE_F32, {rows, cols});
-    view.strides_bytes[0] = stride * static_cast<int64_t>(sizeof(float));
+    hwinfer_tensor_view view = ContiguousView(buffer, offset, dtype, {rows, cols});
+    view.strides_bytes[0] = stride * static_cast<int64_t>(element_bytes);
     return view;
   }
 };
+
+// Unit roundoff of c's dtype (what one extra rounding of a correct f32 result may cost).
+double UnitRoundoff(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_F16:
+      return 0x1p-11;
+    case HWINFER_DTYPE_BF16:
+      return 0x1p-8;
+    default:
+      return 0.0;
+  }
+}
 
 void FillRandom(Operand& operand, std::mt19937_64& rng) {
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -73,7 +97,7 @@ testing::AssertionResult OnlyElementsChanged(const Operand& operand,
   for (int64_t r = 0; r < operand.rows; ++r) {
     const size_t row_start = operand.ByteAt(r, 0);
     std::memcpy(after.data() + row_start, before.data() + row_start,
-                static_cast<size_t>(operand.cols) * sizeof(float));
+                static_cast<size_t>(operand.cols) * operand.element_bytes);
   }
   return BytesEqual(after.data(), before.data(), before.size(),
                     "c's buffer outside the view's elements (guards and row padding)");
@@ -97,8 +121,8 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
     const double diff = static_cast<double>(got[i]) - static_cast<double>(ref[i]);
     err2 += diff * diff;
     ref2 += static_cast<double>(ref[i]) * static_cast<double>(ref[i]);
-    const double tolerance =
-        2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON * bound[i] + FLT_MIN;
+    const double tolerance = 2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON * bound[i] +
+                             2.0 * UnitRoundoff(gemm.c_dtype) * std::abs(ref[i]) + FLT_MIN;
     if (std::abs(diff) - tolerance > worst_excess) {
       worst_excess = std::abs(diff) - tolerance;
       worst = i;
@@ -113,12 +137,15 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
                                                   : "");
   if (non_finite > 0) return;
   const double nmse = ref2 > 0 ? err2 / ref2 : err2;
-  EXPECT_LE(nmse, kMaxNmse) << "NMSE sum((x-ref)^2)/sum(ref^2) over " << got.size() << " outputs";
+  const double u = UnitRoundoff(gemm.c_dtype);
+  EXPECT_LE(nmse, std::max(kMaxNmse, u * u))
+      << "NMSE sum((x-ref)^2)/sum(ref^2) over " << got.size() << " outputs";
   EXPECT_LE(worst_excess, 0.0) << fmt::format(
-      "c[{}, {}] = {:.9g}, reference {:.9g}: |difference| {:.3g} exceeds the f32 bound {:.3g}",
+      "c[{}, {}] = {:.9g}, reference {:.9g}: |difference| {:.3g} exceeds the bound {:.3g}",
       worst / n, worst % n, got[worst], ref[worst],
       std::abs(static_cast<double>(got[worst]) - static_cast<double>(ref[worst])),
-      2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON * bound[worst] + FLT_MIN);
+      2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON * bound[worst] +
+          2.0 * u * std::abs(ref[worst]) + FLT_MIN);
 }
 
 }  // namespace
@@ -129,6 +156,11 @@ std::string GemmCase::Describe() const {
   if (pad_a || pad_b || pad_c)
     out += fmt::format(" row padding a/b/c {}/{}/{}", pad_a, pad_b, pad_c);
   if (offset_bytes != 64) out += fmt::format(" view offset {} bytes", offset_bytes);
+  if (a_dtype != HWINFER_DTYPE_F32 || b_dtype != HWINFER_DTYPE_F32 ||
+      c_dtype != HWINFER_DTYPE_F32) {
+    out +=
+        fmt::format(" a/b/c {}/{}/{}", DtypeName(a_dtype), DtypeName(b_dtype), DtypeName(c_dtype));
+  }
   return out;
 }
 
@@ -136,16 +168,16 @@ GemmOutcome RunGemmCase(Device& device, Stream& stream, const GemmCase& gemm,
                         std::mt19937_64& rng) {
   SCOPED_TRACE(gemm.Describe());
   GemmOutcome outcome;
-  Operand a(gemm.m, gemm.k, gemm.pad_a, gemm.offset_bytes);
+  Operand a(gemm.m, gemm.k, gemm.pad_a, gemm.offset_bytes, gemm.a_dtype);
   Operand b(gemm.b_transposed ? gemm.n : gemm.k, gemm.b_transposed ? gemm.k : gemm.n, gemm.pad_b,
-            gemm.offset_bytes);
-  Operand c(gemm.m, gemm.n, gemm.pad_c, gemm.offset_bytes);
+            gemm.offset_bytes, gemm.b_dtype);
+  Operand c(gemm.m, gemm.n, gemm.pad_c, gemm.offset_bytes, gemm.c_dtype);
   FillRandom(a, rng);
   FillRandom(b, rng);
   if (gemm.beta == 0.0f) {
     for (int64_t r = 0; r < c.rows; ++r) {
       for (int64_t col = 0; col < c.cols; ++col) {
-        c.Set(r, col, std::numeric_limits<float>::quiet_NaN());
+        c.Set(r, col, std::numeric_limits<float>::quiet_NaN());  // a NaN in every dtype
       }
     }
   } else {
@@ -210,14 +242,21 @@ GemmOutcome RunGemmCase(Device& device, Stream& stream, const GemmCase& gemm,
   EXPECT_TRUE(BytesEqual(b_after->data(), b.image.data(), b.image.size(), "b (an input)"));
   EXPECT_TRUE(OnlyElementsChanged(c, c.image, *c_after));
 
-  // The reference, on dense copies of the same inputs.
+  // The reference, on dense copies of the same inputs (each in its own dtype).
   const std::vector<float> a_dense = a.Dense(a.image);
   const std::vector<float> b_dense = b.Dense(b.image);
   const std::vector<float> c_before = c.Dense(c.image);
-  std::vector<float> ref = c_before;
-  hwinfer::reference::gemm_reference_f32(gemm.m, gemm.n, gemm.k, a_dense.data(), gemm.k,
-                                         b_dense.data(), b.cols, gemm.b_transposed, ref.data(),
-                                         gemm.n, gemm.alpha, gemm.beta);
+  std::vector<uint8_t> ref_raw = c.DenseRaw(c.image);
+  const std::vector<uint8_t> a_raw = a.DenseRaw(a.image);
+  const std::vector<uint8_t> b_raw = b.DenseRaw(b.image);
+  hwinfer::reference::gemm_reference(gemm.m, gemm.n, gemm.k, a_raw.data(), gemm.a_dtype, gemm.k,
+                                     b_raw.data(), gemm.b_dtype, b.cols, gemm.b_transposed,
+                                     ref_raw.data(), gemm.c_dtype, gemm.n, gemm.alpha, gemm.beta);
+  std::vector<float> ref(static_cast<size_t>(gemm.m * gemm.n));
+  for (size_t e = 0; e < ref.size(); ++e) {
+    ref[e] = static_cast<float>(
+        hwinfer::reference::load_real(ref_raw.data(), static_cast<int64_t>(e), gemm.c_dtype));
+  }
   // Per-element magnitude for the error bound: |alpha| sum_p |a_ip b_pj| + |beta c_ij|.
   std::vector<double> bound(ref.size(), 0.0);
   for (int64_t i = 0; i < gemm.m; ++i) {

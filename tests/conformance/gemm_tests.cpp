@@ -1,7 +1,8 @@
-// gemm_tests.cpp — conformance of the f32 gemm kernel against the CPU scalar reference on fresh
+// gemm_tests.cpp — conformance of the gemm kernel against the CPU scalar reference on fresh
 // random inputs (the seed is in every failure message; HWINFER_CONFORMANCE_SEED=<seed> repeats
 // it): odd shapes, the m = 1 gemv case, b_transposed 0 and 1, alpha/beta (beta = 0 ignores a
-// NaN-poisoned c, beta = 0.5 uses it), padded rows and unaligned view offsets, and malformed
+// NaN-poisoned c, beta = 0.5 uses it), padded rows and unaligned view offsets, F16/BF16 weights
+// (the executor's case: a and c F32) and F16/BF16 activations and outputs, and malformed
 // descriptors rejected with an error instead of a crash. A shape the device answers UNSUPPORTED
 // for is skipped with its reason; a shape it claims and then gets wrong fails. Must not loosen
 // the tolerance per backend.
@@ -27,6 +28,10 @@ struct Shape {
 const Shape kOddShapes[] = {{1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {64, 64, 64}, {128, 96, 200}};
 const Shape kGemvShapes[] = {{1, 7, 3}, {1, 33, 65}, {1, 1000, 513}, {1, 4096, 64}};
 const Shape kScalingShapes[] = {{3, 5, 7}, {17, 33, 65}, {1, 33, 65}};
+// Half weights: decode (m <= 8) and prefill-sized m, odd n and k, k past one 256-deep k block.
+const Shape kHalfWeightShapes[] = {{1, 7, 3},     {1, 1000, 513}, {2, 33, 65},   {5, 130, 300},
+                                   {8, 64, 17},   {9, 33, 65},    {33, 70, 257}, {128, 96, 200},
+                                   {1, 4096, 64}, {3, 5, 7}};
 
 // |shapes| x b_transposed {0, 1}, each with |base|'s remaining settings.
 std::vector<GemmCase> Cases(const Shape* shapes, size_t count, const GemmCase& base) {
@@ -96,6 +101,60 @@ TEST_P(GemmTest, BetaHalfAccumulatesPriorC) {
   RunCases(device(), stream(), Cases(kScalingShapes, std::size(kScalingShapes), base));
 }
 
+// F16 and BF16 weights with f32 activations and outputs: what the model executor runs.
+TEST_P(GemmTest, HalfWeightsMatchReference) {
+  std::vector<GemmCase> cases;
+  for (uint32_t dtype : {HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16}) {
+    GemmCase base;
+    base.b_dtype = dtype;
+    const auto some = Cases(kHalfWeightShapes, std::size(kHalfWeightShapes), base);
+    cases.insert(cases.end(), some.begin(), some.end());
+  }
+  RunCases(device(), stream(), cases);
+}
+
+TEST_P(GemmTest, HalfWeightsWithAlphaBetaAndPadding) {
+  std::vector<GemmCase> cases;
+  for (uint32_t dtype : {HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16}) {
+    GemmCase base;
+    base.b_dtype = dtype;
+    base.alpha = 0.75f;
+    base.beta = 0.5f;
+    base.pad_a = 3;
+    base.pad_b = 5;
+    base.pad_c = 2;
+    base.offset_bytes = 68;
+    const auto some = Cases(kScalingShapes, std::size(kScalingShapes), base);
+    cases.insert(cases.end(), some.begin(), some.end());
+  }
+  RunCases(device(), stream(), cases);
+}
+
+// Half activations and outputs (a and/or c F16/BF16), beta 0 (NaN-poisoned c) and 0.5.
+TEST_P(GemmTest, HalfActivationsAndOutputsMatchReference) {
+  struct Dtypes {
+    uint32_t a, b, c;
+  };
+  constexpr uint32_t kF32 = HWINFER_DTYPE_F32, kF16 = HWINFER_DTYPE_F16, kBf16 = HWINFER_DTYPE_BF16;
+  const Dtypes mixes[] = {{kF16, kF16, kF16}, {kBf16, kBf16, kBf16}, {kF32, kF16, kF16},
+                          {kF16, kF32, kF32}, {kBf16, kF32, kBf16},  {kF32, kF32, kF16},
+                          {kBf16, kF16, kF32}};
+  const Shape shapes[] = {{1, 33, 65}, {17, 33, 65}};
+  std::vector<GemmCase> cases;
+  for (const Dtypes& mix : mixes) {
+    for (float beta : {0.0f, 0.5f}) {
+      GemmCase base;
+      base.a_dtype = mix.a;
+      base.b_dtype = mix.b;
+      base.c_dtype = mix.c;
+      base.beta = beta;
+      const auto some = Cases(shapes, std::size(shapes), base);
+      cases.insert(cases.end(), some.begin(), some.end());
+    }
+  }
+  RunCases(device(), stream(), cases);
+}
+
 // Row strides larger than the rows (padding that must stay untouched) and view offsets that are
 // 4-byte but not 16-byte aligned.
 TEST_P(GemmTest, PaddedRowsAndUnalignedOffsets) {
@@ -155,6 +214,8 @@ TEST_P(GemmTest, MalformedDescriptorsAreRejected) {
        }},
       {"b_transposed = 2", true, [](hwinfer_gemm_desc& d) { d.b_transposed = 2; }},
       {"c has dtype i32", true, [](hwinfer_gemm_desc& d) { d.c.dtype = HWINFER_DTYPE_I32; }},
+      {"b has dtype q8_0 (gemm takes no block dtype)", true,
+       [](hwinfer_gemm_desc& d) { d.b.dtype = HWINFER_DTYPE_Q8_0; }},
       {"c's view runs 4 bytes past its buffer", false,
        [](hwinfer_gemm_desc& d) { d.c.offset_bytes = 4; }},
       {"a's row stride runs past its buffer", false,

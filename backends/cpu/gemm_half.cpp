@@ -1,0 +1,229 @@
+// gemm_half.cpp — see gemm_half.h. The driver (f32 copies of half a/c, the decode path, the
+// packer for the f32 micro-kernel) and the portable kernels of gemm_half_kernels.h. Built without
+// -m flags: only gemm_half_avx2.cpp may contain AVX2 instructions.
+#include "gemm_half.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "gemm_half_kernels.h"
+#include "hwinfer/plugin.h"
+#include "reference/half.h"
+
+namespace hwinfer::cpu {
+
+namespace {
+
+constexpr int64_t kGemvMaxM = 8;                 // m <= this streams B row by row (decode)
+constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
+constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
+
+int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
+
+float half_to_f32(uint16_t h, bool bf16) {
+  return bf16 ? reference::bf16_to_f32(h) : reference::f16_to_f32(h);
+}
+
+float load_f32(const void* base, int64_t index, uint32_t dtype) {
+  if (dtype == HWINFER_DTYPE_F32) return static_cast<const float*>(base)[index];
+  return half_to_f32(static_cast<const uint16_t*>(base)[index], dtype == HWINFER_DTYPE_BF16);
+}
+
+void store_from_f32(void* base, int64_t index, uint32_t dtype, float value) {
+  if (dtype == HWINFER_DTYPE_F32) {
+    static_cast<float*>(base)[index] = value;
+  } else if (dtype == HWINFER_DTYPE_BF16) {
+    static_cast<uint16_t*>(base)[index] = reference::f32_to_bf16(value);
+  } else {
+    static_cast<uint16_t*>(base)[index] = reference::f32_to_f16(value);
+  }
+}
+
+void to_f32_portable(const uint16_t* src, int64_t n, bool bf16, float* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = half_to_f32(src[i], bf16);
+}
+
+void dot_rows_portable(const float* a, int64_t lda, int64_t m, const uint16_t* b_row, int64_t k,
+                       bool bf16, float* sums) {
+  float b_block[64];
+  for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
+  for (int64_t l0 = 0; l0 < k; l0 += 64) {
+    const int64_t len = std::min<int64_t>(64, k - l0);
+    to_f32_portable(b_row + l0, len, bf16, b_block);
+    for (int64_t i = 0; i < m; ++i) {
+      const float* a_row = a + i * lda + l0;
+      float lanes[8] = {};
+      int64_t l = 0;
+      for (; l + 8 <= len; l += 8) {
+        for (int t = 0; t < 8; ++t) lanes[t] += a_row[l + t] * b_block[l + t];
+      }
+      float sum = 0.0f;
+      for (; l < len; ++l) sum += a_row[l] * b_block[l];
+      for (float lane : lanes) sum += lane;
+      sums[i] += sum;
+    }
+  }
+}
+
+const GemmHalfKernels& kernels_for(GemmIsa isa) {
+  static const GemmHalfKernels portable = gemm_half_kernels_portable();
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  static const GemmHalfKernels avx2 = gemm_half_kernels_avx2();
+  if (isa == GemmIsa::kAvx2Fma) return avx2;
+#else
+  (void)isa;
+#endif
+  return portable;
+}
+
+// c[i,j] = alpha * sum + beta * c[i,j] (c not read when beta == 0); c is f32 here.
+inline void store_c(const GemmF32Problem& p, int64_t i, int64_t j, float sum) {
+  float* c_ij = p.c + i * p.c_row_stride + j * p.c_col_stride;
+  float value = p.alpha * sum;
+  if (p.beta != 0.0f) value += p.beta * *c_ij;
+  *c_ij = value;
+}
+
+// Decode: B[l, j] contiguous along l (weights [n, k]); a contiguous along k. Each item takes a
+// range of weight rows and reads each once.
+void gemv_half(const GemmF32Problem& p, const uint16_t* b, int64_t b_col_stride, bool bf16,
+               ThreadPool& pool, const GemmHalfKernels& kernels) {
+  // About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
+  // when one wakes late, and each still streams long runs of consecutive rows.
+  const int64_t row_bytes = std::max<int64_t>(1, p.k * 2);
+  const int64_t per_item = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
+                                    ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
+  pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
+    const int64_t j_end = std::min(p.n, (item + 1) * per_item);
+    float sums[kGemvMaxM];
+    for (int64_t j = item * per_item; j < j_end; ++j) {
+      kernels.dot_rows(p.a, p.a_row_stride, p.m, b + j * b_col_stride, p.k, bf16, sums);
+      for (int64_t i = 0; i < p.m; ++i) store_c(p, i, j, sums[i]);
+    }
+  });
+}
+
+struct HalfPackContext {
+  const uint16_t* b;
+  bool bf16;
+  int64_t row_stride, col_stride;  // B[l, j] = b[l * row_stride + j * col_stride]
+  const GemmHalfKernels* kernels;
+};
+
+// GemmBPacker::pack for f16/bf16 B (see gemm_f32.h).
+void pack_half(const void* context, int64_t col0, int64_t cols, int64_t l0, int64_t kc, int64_t nr,
+               float* out) {
+  const auto& ctx = *static_cast<const HalfPackContext*>(context);
+  float column[kPackMaxK];
+  for (int64_t j = 0; j < cols; j += nr) {
+    float* panel = out + j * kc;
+    const int64_t valid = std::min(nr, cols - j);
+    const uint16_t* block = ctx.b + l0 * ctx.row_stride + (col0 + j) * ctx.col_stride;
+    if (ctx.row_stride == 1) {  // weights [n, k]: each column of B is contiguous
+      for (int64_t jj = 0; jj < valid; ++jj) {
+        ctx.kernels->to_f32(block + jj * ctx.col_stride, kc, ctx.bf16, column);
+        for (int64_t l = 0; l < kc; ++l) panel[l * nr + jj] = column[l];
+      }
+    } else if (ctx.col_stride == 1) {  // [k, n]: rows of B contiguous
+      for (int64_t l = 0; l < kc; ++l) {
+        ctx.kernels->to_f32(block + l * ctx.row_stride, valid, ctx.bf16, panel + l * nr);
+      }
+    } else {
+      for (int64_t jj = 0; jj < valid; ++jj) {
+        for (int64_t l = 0; l < kc; ++l) {
+          panel[l * nr + jj] =
+              half_to_f32(block[l * ctx.row_stride + jj * ctx.col_stride], ctx.bf16);
+        }
+      }
+    }
+    for (int64_t l = 0; l < kc; ++l) {
+      for (int64_t jj = valid; jj < nr; ++jj) panel[l * nr + jj] = 0.0f;
+    }
+  }
+}
+
+}  // namespace
+
+GemmHalfKernels gemm_half_kernels_portable() { return {&to_f32_portable, &dot_rows_portable}; }
+
+void gemm_half(const GemmHalfProblem& p, ThreadPool& pool, GemmIsa isa, ScratchBuffer& scratch) {
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return;
+  const GemmHalfKernels& kernels = kernels_for(isa);
+  GemmF32Problem f;
+  f.m = p.m;
+  f.n = p.n;
+  f.k = p.k;
+  f.alpha = p.alpha;
+  f.beta = p.beta;
+
+  // a as f32: as given, or converted into the stream's scratch ([m, k], dense).
+  if (p.a_dtype == HWINFER_DTYPE_F32) {
+    f.a = static_cast<const float*>(p.a);
+    f.a_row_stride = p.a_row_stride;
+    f.a_col_stride = p.a_col_stride;
+  } else {
+    auto* a_f32 = static_cast<float*>(scratch.get(static_cast<size_t>(p.m * p.k) * sizeof(float)));
+    const auto* a = static_cast<const uint16_t*>(p.a);
+    const bool bf16 = p.a_dtype == HWINFER_DTYPE_BF16;
+    for (int64_t i = 0; i < p.m; ++i) {
+      if (p.a_col_stride == 1) {
+        kernels.to_f32(a + i * p.a_row_stride, p.k, bf16, a_f32 + i * p.k);
+      } else {
+        for (int64_t l = 0; l < p.k; ++l) {
+          a_f32[i * p.k + l] = half_to_f32(a[i * p.a_row_stride + l * p.a_col_stride], bf16);
+        }
+      }
+    }
+    f.a = a_f32;
+    f.a_row_stride = p.k;
+    f.a_col_stride = 1;
+  }
+
+  // c as f32: as given, or an f32 copy ([m, n], dense; the old c only when beta reads it).
+  std::vector<float> c_f32;
+  if (p.c_dtype == HWINFER_DTYPE_F32) {
+    f.c = static_cast<float*>(p.c);
+    f.c_row_stride = p.c_row_stride;
+    f.c_col_stride = p.c_col_stride;
+  } else {
+    c_f32.resize(static_cast<size_t>(p.m * p.n));
+    if (p.beta != 0.0f) {
+      for (int64_t i = 0; i < p.m; ++i) {
+        for (int64_t j = 0; j < p.n; ++j) {
+          c_f32[static_cast<size_t>(i * p.n + j)] =
+              load_f32(p.c, i * p.c_row_stride + j * p.c_col_stride, p.c_dtype);
+        }
+      }
+    }
+    f.c = c_f32.data();
+    f.c_row_stride = p.n;
+    f.c_col_stride = 1;
+  }
+
+  if (p.b_dtype == HWINFER_DTYPE_F32) {
+    f.b = static_cast<const float*>(p.b);
+    f.b_row_stride = p.b_row_stride;
+    f.b_col_stride = p.b_col_stride;
+    gemm_f32(f, pool, isa);
+  } else {
+    const auto* b = static_cast<const uint16_t*>(p.b);
+    const bool bf16 = p.b_dtype == HWINFER_DTYPE_BF16;
+    if (p.m <= kGemvMaxM && p.b_row_stride == 1 && f.a_col_stride == 1) {
+      gemv_half(f, b, p.b_col_stride, bf16, pool, kernels);
+    } else {
+      const HalfPackContext context{b, bf16, p.b_row_stride, p.b_col_stride, &kernels};
+      gemm_f32_packed_b(f, GemmBPacker{&pack_half, &context}, pool, isa);
+    }
+  }
+
+  if (p.c_dtype != HWINFER_DTYPE_F32) {
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t j = 0; j < p.n; ++j) {
+        store_from_f32(p.c, i * p.c_row_stride + j * p.c_col_stride, p.c_dtype,
+                       c_f32[static_cast<size_t>(i * p.n + j)]);
+      }
+    }
+  }
+}
+
+}  // namespace hwinfer::cpu

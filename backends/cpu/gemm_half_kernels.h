@@ -1,0 +1,29 @@
+// gemm_half_kernels.h — the per-instruction-set inner loops of gemm_half: f16/bf16 -> f32
+// conversion and the decode dot products against f16/bf16 weight rows.
+//
+// The AVX2 set lives in gemm_half_avx2.cpp (built with -mavx2 -mfma -mf16c) and may be called only
+// when detect_gemm_isa() returned kAvx2Fma; the portable set (gemm_half.cpp) runs anywhere. Both
+// convert exactly (f16 and bf16 values are all representable in f32). They must not allocate.
+#ifndef HWINFER_BACKENDS_CPU_GEMM_HALF_KERNELS_H_
+#define HWINFER_BACKENDS_CPU_GEMM_HALF_KERNELS_H_
+
+#include <cstdint>
+
+namespace hwinfer::cpu {
+
+struct GemmHalfKernels {
+  // out[0:n] = f32(src[0:n]); |bf16| selects bf16, else f16. Contiguous.
+  void (*to_f32)(const uint16_t* src, int64_t n, bool bf16, float* out) = nullptr;
+  // sums[i] = sum_l a[i * lda + l] * f32(b_row[l]) for i < m (any m >= 1), l < k; contiguous rows.
+  void (*dot_rows)(const float* a, int64_t lda, int64_t m, const uint16_t* b_row, int64_t k,
+                   bool bf16, float* sums) = nullptr;
+};
+
+GemmHalfKernels gemm_half_kernels_portable();
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+GemmHalfKernels gemm_half_kernels_avx2();
+#endif
+
+}  // namespace hwinfer::cpu
+
+#endif  // HWINFER_BACKENDS_CPU_GEMM_HALF_KERNELS_H_

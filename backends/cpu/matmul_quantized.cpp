@@ -1,0 +1,253 @@
+// matmul_quantized.cpp — see matmul_quantized.h. The driver (decode path over quantized x,
+// prefill path through gemm_f32_packed_b) and the portable kernels of
+// matmul_quantized_kernels.h. Built without -m flags: only matmul_quantized_avx2.cpp may contain
+// AVX2 instructions.
+#include "matmul_quantized.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "hwinfer/plugin.h"
+#include "matmul_quantized_kernels.h"
+#include "reference/half.h"
+
+namespace hwinfer::cpu {
+
+namespace {
+
+constexpr int64_t kBlockValues = 32;
+constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
+constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
+static_assert(HWINFER_QK8_0 == kBlockValues && HWINFER_QK4_0 == kBlockValues, "32-value blocks");
+
+int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
+
+int64_t block_bytes(uint32_t w_dtype) {
+  return w_dtype == HWINFER_DTYPE_Q8_0 ? HWINFER_Q8_0_BLOCK_BYTES : HWINFER_Q4_0_BLOCK_BYTES;
+}
+
+float block_scale(const uint8_t* block) {
+  uint16_t d;
+  std::memcpy(&d, block, sizeof(d));
+  return reference::f16_to_f32(d);
+}
+
+// ---- portable kernels --------------------------------------------------------------------------
+
+void quantize_x_portable(const float* x, int64_t blocks, XBlockQ8* out) {
+  for (int64_t b = 0; b < blocks; ++b) {
+    const float* v = x + b * kBlockValues;
+    float amax = 0.0f;
+    for (int t = 0; t < kBlockValues; ++t) amax = std::max(amax, std::fabs(v[t]));
+    const float d = amax / 127.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    out[b].d = d;
+    for (int t = 0; t < kBlockValues; ++t)
+      out[b].q[t] = static_cast<int8_t>(std::lround(v[t] * id));
+  }
+}
+
+// Weight block b of a row as 32 int8 values and its scale.
+void unpack_q8_0(const uint8_t* block, int8_t* q) { std::memcpy(q, block + 2, kBlockValues); }
+void unpack_q4_0(const uint8_t* block, int8_t* q) {
+  for (int t = 0; t < kBlockValues / 2; ++t) {
+    q[t] = static_cast<int8_t>((block[2 + t] & 0x0f) - 8);
+    q[t + kBlockValues / 2] = static_cast<int8_t>((block[2 + t] >> 4) - 8);
+  }
+}
+
+void dot_q8_0_portable(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                       int64_t blocks, float* sums) {
+  for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
+  int8_t w_q[kBlockValues];
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * HWINFER_Q8_0_BLOCK_BYTES;
+    unpack_q8_0(block, w_q);
+    const float d_w = block_scale(block);
+    for (int64_t i = 0; i < m; ++i) {
+      const XBlockQ8& x_block = xq[i * x_stride + b];
+      int32_t dot = 0;
+      for (int t = 0; t < kBlockValues; ++t) dot += int32_t{x_block.q[t]} * int32_t{w_q[t]};
+      sums[i] += d_w * x_block.d * static_cast<float>(dot);
+    }
+  }
+}
+
+void dot_q4_0_portable(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                       int64_t blocks, float* sums) {
+  for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
+  int8_t w_q[kBlockValues];
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * HWINFER_Q4_0_BLOCK_BYTES;
+    unpack_q4_0(block, w_q);
+    const float d_w = block_scale(block);
+    const int64_t half = (b % 2) * 16;  // A or B of its pair
+    for (int64_t i = 0; i < m; ++i) {
+      const XPairQ4& pair = xq[i * x_stride + b / 2];
+      int32_t dot = 0;
+      for (int t = 0; t < 16; ++t) {
+        dot += int32_t{pair.lo[half + t]} * int32_t{w_q[t]} +
+               int32_t{pair.hi[half + t]} * int32_t{w_q[t + 16]};
+      }
+      sums[i] += d_w * pair.d[half / 4] * static_cast<float>(dot);
+    }
+  }
+}
+
+template <void (*kUnpack)(const uint8_t*, int8_t*), int64_t kBlockBytes>
+void dequantize_portable(const uint8_t* w_row, int64_t blocks, float* out) {
+  int8_t w_q[kBlockValues];
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * kBlockBytes;
+    kUnpack(block, w_q);
+    const float d_w = block_scale(block);
+    for (int t = 0; t < kBlockValues; ++t) out[b * kBlockValues + t] = d_w * w_q[t];
+  }
+}
+
+const MatmulQuantizedKernels& kernels_for(GemmIsa isa) {
+  static const MatmulQuantizedKernels portable = matmul_quantized_kernels_portable();
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  static const MatmulQuantizedKernels avx2 = matmul_quantized_kernels_avx2();
+  if (isa == GemmIsa::kAvx2Fma) return avx2;
+#else
+  (void)isa;
+#endif
+  return portable;
+}
+
+// ---- decode: quantized x, one pass over the weights --------------------------------------------
+
+void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
+                 const MatmulQuantizedKernels& kernels, ScratchBuffer& scratch) {
+  const int64_t blocks = p.k / kBlockValues;
+  const int64_t pairs = (blocks + 1) / 2;
+  const bool q4 = p.w_dtype == HWINFER_DTYPE_Q4_0;
+  // Scratch: [m, pairs] x pairs (Q4_0 only; 64-byte aligned at the front), [m, blocks] quantized
+  // x, then (for strided x) one contiguous row of x.
+  const size_t pairs_bytes = q4 ? static_cast<size_t>(p.m * pairs) * sizeof(XPairQ4) : 0;
+  const size_t xq_bytes = static_cast<size_t>(p.m * blocks) * sizeof(XBlockQ8);
+  const size_t x_row_bytes = p.x_col_stride == 1 ? 0 : static_cast<size_t>(p.k) * sizeof(float);
+  auto* base = static_cast<uint8_t*>(scratch.get(pairs_bytes + xq_bytes + x_row_bytes));
+  auto* x_pairs = reinterpret_cast<XPairQ4*>(base);
+  auto* xq = reinterpret_cast<XBlockQ8*>(base + pairs_bytes);
+  auto* x_row = reinterpret_cast<float*>(base + pairs_bytes + xq_bytes);
+  for (int64_t i = 0; i < p.m; ++i) {
+    const float* x_i = p.x + i * p.x_row_stride;
+    if (p.x_col_stride != 1) {
+      for (int64_t l = 0; l < p.k; ++l) x_row[l] = x_i[l * p.x_col_stride];
+      x_i = x_row;
+    }
+    kernels.quantize_x(x_i, blocks, xq + i * blocks);
+    if (q4) make_x_pairs_q4(xq + i * blocks, blocks, x_pairs + i * pairs);
+  }
+
+  // About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
+  // when one wakes late, and each still streams long runs of consecutive rows.
+  const int64_t row_bytes = std::max<int64_t>(1, p.w_row_bytes);
+  const int64_t per_item = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
+                                    ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
+  pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
+    const int64_t j_end = std::min(p.n, (item + 1) * per_item);
+    float sums[kMatmulQuantizedGemvMaxM];
+    for (int64_t j = item * per_item; j < j_end; ++j) {
+      if (q4) {
+        kernels.dot_q4_0(x_pairs, pairs, p.m, p.w + j * p.w_row_bytes, blocks, sums);
+      } else {
+        kernels.dot_q8_0(xq, blocks, p.m, p.w + j * p.w_row_bytes, blocks, sums);
+      }
+      for (int64_t i = 0; i < p.m; ++i) p.y[i * p.y_row_stride + j * p.y_col_stride] = sums[i];
+    }
+  });
+}
+
+// ---- prefill: weights dequantized into the f32 GEMM's packed panels ----------------------------
+
+struct QuantizedPackContext {
+  const MatmulQuantizedProblem* problem;
+  void (*dequantize)(const uint8_t* w_row, int64_t blocks, float* out);
+  int64_t block_bytes;
+};
+
+// GemmBPacker::pack for B[l, j] = dequant(w)[j, l] (see gemm_f32.h); l0 and kc are multiples of 32.
+void pack_quantized(const void* context, int64_t col0, int64_t cols, int64_t l0, int64_t kc,
+                    int64_t nr, float* out) {
+  const auto& ctx = *static_cast<const QuantizedPackContext*>(context);
+  const MatmulQuantizedProblem& p = *ctx.problem;
+  float column[kPackMaxK];
+  for (int64_t j = 0; j < cols; j += nr) {
+    float* panel = out + j * kc;
+    const int64_t valid = std::min(nr, cols - j);
+    for (int64_t jj = 0; jj < valid; ++jj) {
+      const uint8_t* w_row = p.w + (col0 + j + jj) * p.w_row_bytes;
+      ctx.dequantize(w_row + (l0 / kBlockValues) * ctx.block_bytes, kc / kBlockValues, column);
+      for (int64_t l = 0; l < kc; ++l) panel[l * nr + jj] = column[l];
+    }
+    for (int64_t l = 0; l < kc; ++l) {
+      for (int64_t jj = valid; jj < nr; ++jj) panel[l * nr + jj] = 0.0f;
+    }
+  }
+}
+
+void matmul_packed(const MatmulQuantizedProblem& p, ThreadPool& pool, GemmIsa isa,
+                   const MatmulQuantizedKernels& kernels) {
+  GemmF32Problem f;
+  f.m = p.m;
+  f.n = p.n;
+  f.k = p.k;
+  f.a = p.x;
+  f.a_row_stride = p.x_row_stride;
+  f.a_col_stride = p.x_col_stride;
+  f.c = p.y;
+  f.c_row_stride = p.y_row_stride;
+  f.c_col_stride = p.y_col_stride;
+  f.alpha = 1.0f;
+  f.beta = 0.0f;
+  const QuantizedPackContext context{
+      &p, p.w_dtype == HWINFER_DTYPE_Q8_0 ? kernels.dequantize_q8_0 : kernels.dequantize_q4_0,
+      block_bytes(p.w_dtype)};
+  gemm_f32_packed_b(f, GemmBPacker{&pack_quantized, &context}, pool, isa);
+}
+
+}  // namespace
+
+void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out) {
+  for (int64_t pair = 0; pair < (count + 1) / 2; ++pair) {
+    XPairQ4& o = out[pair];
+    for (int half = 0; half < 2; ++half) {
+      const int64_t b = 2 * pair + half;
+      int32_t sum = 0;
+      for (int t = 0; t < 16; ++t) {
+        const int8_t lo = b < count ? blocks[b].q[t] : int8_t{0};
+        const int8_t hi = b < count ? blocks[b].q[t + 16] : int8_t{0};
+        o.lo[16 * half + t] = lo;
+        o.hi[16 * half + t] = hi;
+        sum += lo + hi;
+      }
+      for (int lane = 0; lane < 4; ++lane) {
+        o.d[4 * half + lane] = b < count ? blocks[b].d : 0.0f;
+        o.correction[4 * half + lane] = -2 * sum;
+      }
+    }
+  }
+}
+
+MatmulQuantizedKernels matmul_quantized_kernels_portable() {
+  return {&quantize_x_portable, &dot_q8_0_portable, &dot_q4_0_portable,
+          &dequantize_portable<&unpack_q8_0, HWINFER_Q8_0_BLOCK_BYTES>,
+          &dequantize_portable<&unpack_q4_0, HWINFER_Q4_0_BLOCK_BYTES>};
+}
+
+void matmul_quantized(const MatmulQuantizedProblem& problem, ThreadPool& pool, GemmIsa isa,
+                      ScratchBuffer& scratch) {
+  if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) return;
+  const MatmulQuantizedKernels& kernels = kernels_for(isa);
+  if (problem.m <= kMatmulQuantizedGemvMaxM) {
+    matmul_gemv(problem, pool, kernels, scratch);
+  } else {
+    matmul_packed(problem, pool, isa, kernels);
+  }
+}
+
+}  // namespace hwinfer::cpu

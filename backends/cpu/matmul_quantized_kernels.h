@@ -1,0 +1,59 @@
+// matmul_quantized_kernels.h — the per-instruction-set inner loops of matmul_quantized: quantizing
+// x to 8-bit blocks, int8 dot products of those blocks with Q8_0 / Q4_0 weight rows, and
+// dequantizing weight blocks to f32 (for packing the prefill GEMM).
+//
+// The AVX2 set lives in matmul_quantized_avx2.cpp (-mavx2 -mfma -mf16c) and may be called only
+// when detect_gemm_isa() returned kAvx2Fma; the portable set (matmul_quantized.cpp) runs anywhere.
+// Both quantize x bit-exactly like reference::quantize_block_q8_f32_scale. They must not allocate.
+#ifndef HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_KERNELS_H_
+#define HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_KERNELS_H_
+
+#include <cstdint>
+
+namespace hwinfer::cpu {
+
+// 32 values of x: value t = d * q[t]. The scale stays f32 (llama.cpp rounds it to f16; keeping it
+// exact costs nothing here since the blocks never leave the call).
+struct XBlockQ8 {
+  float d;
+  int8_t q[32];
+};
+
+// Two consecutive x blocks A = 2p and B = 2p + 1 laid out for Q4_0 weights, whose qs bytes hold
+// values t (low nibble) and t + 16 (high nibble): with the qs of A and B side by side in one
+// 32-byte vector, its low nibbles line up with |lo| and its high nibbles with |hi|. The unsigned
+// nibbles (w + 8) are multiplied as they are; |correction| (-2 S per lane, S the sum of the
+// block's q, so -8 S over the block's 4 lanes) removes the +8 exactly in int32.
+// A lone last block pairs with an all-zero B.
+struct alignas(32) XPairQ4 {
+  int8_t lo[32];          // A.q[0:16], B.q[0:16]
+  int8_t hi[32];          // A.q[16:32], B.q[16:32]
+  float d[8];             // A.d x 4, B.d x 4
+  int32_t correction[8];  // -2 S_A x 4, -2 S_B x 4
+};
+// |blocks| quantized blocks -> (blocks + 1) / 2 pairs.
+void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out);
+
+struct MatmulQuantizedKernels {
+  // out[b] = x[32 b : 32 b + 32] quantized, for b < blocks; x contiguous.
+  void (*quantize_x)(const float* x, int64_t blocks, XBlockQ8* out) = nullptr;
+  // sums[i] = sum_b dot(xq[i * x_stride + b], w_row block b) for i < m (any m >= 1), b < blocks;
+  // one function per weight format (w_row: |blocks| packed GGUF blocks).
+  void (*dot_q8_0)(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                   int64_t blocks, float* sums) = nullptr;
+  // Q4_0 takes x as pairs (x_stride in pairs; |blocks| is still the weight row's block count).
+  void (*dot_q4_0)(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                   int64_t blocks, float* sums) = nullptr;
+  // out[0 : 32 * blocks] = dequant(w_row blocks), exactly.
+  void (*dequantize_q8_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
+  void (*dequantize_q4_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
+};
+
+MatmulQuantizedKernels matmul_quantized_kernels_portable();
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+MatmulQuantizedKernels matmul_quantized_kernels_avx2();
+#endif
+
+}  // namespace hwinfer::cpu
+
+#endif  // HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_KERNELS_H_

@@ -1,0 +1,450 @@
+// matmul_quantized_tests.cpp — conformance of the quantized matmul (y[m,n] = x[m,k] dequant(w)^T,
+// w Q8_0 or Q4_0 GGUF blocks along k) against the CPU scalar references, on fresh random inputs
+// (the seed is in every failure message; HWINFER_CONFORMANCE_SEED=<seed> repeats it): m from 1
+// (decode) to 128 (prefill), odd n, k from one block to 129 blocks, strided/padded operands and
+// unaligned weight rows, and malformed descriptors rejected with an error instead of a crash.
+//
+// Accuracy. plugin.h lets a backend quantize x to 8-bit blocks (as llama.cpp does), so two checks:
+//   loose, any kernel: every y[i,j] within the x-quantization bound
+//     sum_blocks 0.6 d_b sum_{l in b} |w[j,l]| + 2 (k + 2) eps sum_l |x[i,l] w[j,l]|
+//     (d_b = max|x| / 127 of the block; 0.5 d_b of rounding plus room for an f16 block scale), and
+//     NMSE vs the exact product <= 1e-4 (x quantization alone gives about 1.5e-5 here);
+//     (both NMSE checks only for cases of >= 64 outputs, where NMSE is meaningful)
+//   tight: NMSE <= 1e-7 against one of the two precise models: the exact product
+//     (matmul_quantized_reference) or x quantized as llama.cpp does
+//     (matmul_quantized_reference_q8_x); f32 accumulation lands near 1e-13, an f16 block scale
+//     near 2e-8, while e.g. truncating instead of rounding x lands near 5e-5.
+// y is poisoned with NaN first (it is write-only). Must not loosen a check per backend.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "conformance_fixture.h"
+#include "hwinfer/tensor_view.h"
+#include "reference/quantize_blocks.h"
+#include "reference/reference_matmul.h"
+
+namespace hwinfer::conformance {
+namespace {
+
+using MatmulQuantizedTest = ConformanceTest;
+
+constexpr uint64_t kBackGuardBytes = 256;
+constexpr double kLooseMaxNmse = 1e-4;
+constexpr double kTightMaxNmse = 1e-7;
+constexpr size_t kMinOutputsForNmse = 64;
+
+struct QuantCase {
+  int64_t m = 1, n = 1, k = 32;
+  uint32_t w_dtype = HWINFER_DTYPE_Q8_0;
+  int64_t pad_x = 0, pad_y = 0;  // extra f32 elements after each row of x / y
+  int64_t pad_w_bytes = 0;       // extra bytes after each row of w's blocks
+  uint64_t xy_offset = 64;       // front guard of x and y (a multiple of 4)
+  uint64_t w_offset = 64;        // front guard of w (any)
+
+  std::string Describe() const {
+    std::string out = fmt::format("{} m={} n={} k={}", DtypeName(w_dtype), m, n, k);
+    if (pad_x || pad_y || pad_w_bytes) {
+      out += fmt::format(" padding x/y {}/{} elements, w {} bytes", pad_x, pad_y, pad_w_bytes);
+    }
+    if (xy_offset != 64 || w_offset != 64) {
+      out += fmt::format(" offsets x,y {} w {}", xy_offset, w_offset);
+    }
+    return out;
+  }
+};
+
+// A buffer image: poison, then the elements at |offset| with |row_bytes| between rows.
+struct Image {
+  uint64_t offset = 0;
+  int64_t row_bytes = 0;  // row stride
+  std::vector<uint8_t> bytes;
+  Image(uint64_t front, int64_t rows, int64_t stride, int64_t last_row_bytes)
+      : offset(front), row_bytes(stride) {
+    bytes.assign(
+        front + static_cast<uint64_t>((rows - 1) * stride + last_row_bytes) + kBackGuardBytes,
+        kPoisonByte);
+  }
+  uint8_t* Row(int64_t r) { return bytes.data() + offset + static_cast<size_t>(r * row_bytes); }
+};
+
+double Nmse(const std::vector<float>& got, const std::vector<float>& ref) {
+  double err2 = 0, ref2 = 0;
+  for (size_t e = 0; e < got.size(); ++e) {
+    const double diff = static_cast<double>(got[e]) - static_cast<double>(ref[e]);
+    err2 += diff * diff;
+    ref2 += static_cast<double>(ref[e]) * static_cast<double>(ref[e]);
+  }
+  return ref2 > 0 ? err2 / ref2 : err2;
+}
+
+struct Outcome {
+  bool ran = false;
+  bool unsupported = false;
+  std::string reason;
+};
+
+Outcome RunCase(Device& device, Stream& stream, const QuantCase& q, std::mt19937_64& rng) {
+  SCOPED_TRACE(q.Describe());
+  Outcome outcome;
+  const int64_t block_bytes = DtypeBlockBytes(q.w_dtype);
+  const int64_t w_row_bytes = q.k / 32 * block_bytes;
+  const int64_t x_stride = q.k + q.pad_x, y_stride = q.n + q.pad_y;
+  Image x(q.xy_offset, q.m, x_stride * 4, q.k * 4);
+  Image w(q.w_offset, q.n, w_row_bytes + q.pad_w_bytes, w_row_bytes);
+  Image y(q.xy_offset, q.m, y_stride * 4, q.n * 4);
+
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> x_dense(static_cast<size_t>(q.m * q.k));
+  for (float& v : x_dense) v = uniform(rng);
+  for (int64_t i = 0; i < q.m; ++i) {
+    std::memcpy(x.Row(i), x_dense.data() + i * q.k, static_cast<size_t>(q.k) * 4);
+  }
+  std::vector<uint8_t> w_dense(static_cast<size_t>(q.n * w_row_bytes));  // packed rows
+  {
+    std::vector<float> w_row(static_cast<size_t>(q.k));
+    std::vector<hwinfer_block_q8_0> q8(static_cast<size_t>(q.k / 32));
+    std::vector<hwinfer_block_q4_0> q4(static_cast<size_t>(q.k / 32));
+    for (int64_t j = 0; j < q.n; ++j) {
+      for (float& v : w_row) v = uniform(rng);
+      uint8_t* dst = w_dense.data() + j * w_row_bytes;
+      if (q.w_dtype == HWINFER_DTYPE_Q8_0) {
+        reference::quantize_q8_0(w_row.data(), q8.data(), q.k);
+        std::memcpy(dst, q8.data(), static_cast<size_t>(w_row_bytes));
+      } else {
+        reference::quantize_q4_0(w_row.data(), q4.data(), q.k);
+        std::memcpy(dst, q4.data(), static_cast<size_t>(w_row_bytes));
+      }
+      std::memcpy(w.Row(j), dst, static_cast<size_t>(w_row_bytes));
+    }
+  }
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t i = 0; i < q.m; ++i) {
+    for (int64_t j = 0; j < q.n; ++j) std::memcpy(y.Row(i) + j * 4, &nan, 4);
+  }
+
+  auto allocate = [&](const Image& image) -> StatusOr<Buffer> {
+    HWINFER_ASSIGN_OR_RETURN(Buffer buffer, device.Allocate(image.bytes.size()));
+    HWINFER_RETURN_IF_ERROR(Upload(stream, buffer, image.bytes));
+    return buffer;
+  };
+  auto x_buffer = allocate(x), w_buffer = allocate(w), y_buffer = allocate(y);
+  for (const auto* buffer : {&x_buffer, &w_buffer, &y_buffer}) {
+    if (!buffer->ok()) {
+      ADD_FAILURE() << "setting up the operands: " << buffer->status().ToString();
+      return outcome;
+    }
+  }
+  hwinfer_matmul_quantized_desc desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.struct_size = sizeof(desc);
+  desc.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
+  desc.m = q.m;
+  desc.n = q.n;
+  desc.k = q.k;
+  desc.x = ContiguousView(*x_buffer, x.offset, HWINFER_DTYPE_F32, {q.m, q.k});
+  desc.x.strides_bytes[0] = x.row_bytes;
+  desc.w = ContiguousView(*w_buffer, w.offset, q.w_dtype, {q.n, q.k});
+  desc.w.strides_bytes[0] = w.row_bytes;
+  desc.y = ContiguousView(*y_buffer, y.offset, HWINFER_DTYPE_F32, {q.m, q.n});
+  desc.y.strides_bytes[0] = y.row_bytes;
+
+  auto support = device.QueryKernel(AsKernelDesc(desc));
+  if (!support.ok()) {
+    ADD_FAILURE() << "kernel_query(matmul_quantized) failed: " << support.status().ToString();
+    return outcome;
+  }
+  if (!support->supported) {
+    outcome.unsupported = true;
+    outcome.reason = q.Describe() + ": " + support->reason;
+    return outcome;
+  }
+  outcome.ran = true;
+  Status launched = stream.Launch(AsKernelDesc(desc));
+  if (launched.ok()) launched = stream.Synchronize();
+  if (!launched.ok()) {
+    ADD_FAILURE() << "the device claims this matmul (kernel_query: SUPPORTED) but running it "
+                     "failed: "
+                  << launched.ToString();
+    return outcome;
+  }
+  auto x_after = Download(stream, *x_buffer);
+  auto w_after = Download(stream, *w_buffer);
+  auto y_after = Download(stream, *y_buffer);
+  for (const auto* after : {&x_after, &w_after, &y_after}) {
+    if (!after->ok()) {
+      ADD_FAILURE() << "reading the operands back: " << after->status().ToString();
+      return outcome;
+    }
+  }
+  EXPECT_TRUE(BytesEqual(x_after->data(), x.bytes.data(), x.bytes.size(), "x (an input)"));
+  EXPECT_TRUE(BytesEqual(w_after->data(), w.bytes.data(), w.bytes.size(), "w (an input)"));
+  std::vector<float> got(static_cast<size_t>(q.m * q.n));
+  {
+    std::vector<uint8_t> outside = *y_after;  // y's buffer with the elements put back
+    for (int64_t i = 0; i < q.m; ++i) {
+      const size_t row = y.offset + static_cast<size_t>(i * y.row_bytes);
+      std::memcpy(got.data() + i * q.n, y_after->data() + row, static_cast<size_t>(q.n) * 4);
+      std::memcpy(outside.data() + row, y.bytes.data() + row, static_cast<size_t>(q.n) * 4);
+    }
+    EXPECT_TRUE(BytesEqual(outside.data(), y.bytes.data(), y.bytes.size(),
+                           "y's buffer outside the view's elements (guards and row padding)"));
+  }
+
+  std::vector<float> exact(got.size()), q8_x(got.size());
+  reference::matmul_quantized_reference(q.m, q.n, q.k, x_dense.data(), q.k, w_dense.data(),
+                                        q.w_dtype, w_row_bytes, exact.data(), q.n);
+  reference::matmul_quantized_reference_q8_x(q.m, q.n, q.k, x_dense.data(), q.k, w_dense.data(),
+                                             q.w_dtype, w_row_bytes, q8_x.data(), q.n);
+
+  // Per-element bound: x quantization (0.6 d per value) plus f32 accumulation.
+  size_t non_finite = 0, worst = 0;
+  double worst_excess = -1, worst_bound = 0;
+  // Dequantized w (exact), for the bound.
+  std::vector<float> w_values(static_cast<size_t>(q.n * q.k));
+  for (int64_t j = 0; j < q.n; ++j) {
+    const uint8_t* row = w_dense.data() + j * w_row_bytes;
+    for (int64_t b = 0; b < q.k / 32; ++b) {
+      float* out = w_values.data() + j * q.k + b * 32;
+      if (q.w_dtype == HWINFER_DTYPE_Q8_0) {
+        hwinfer_block_q8_0 block;
+        std::memcpy(&block, row + b * block_bytes, sizeof(block));
+        reference::dequantize_q8_0(&block, out, 32);
+      } else {
+        hwinfer_block_q4_0 block;
+        std::memcpy(&block, row + b * block_bytes, sizeof(block));
+        reference::dequantize_q4_0(&block, out, 32);
+      }
+    }
+  }
+  for (int64_t i = 0; i < q.m; ++i) {
+    const float* x_i = x_dense.data() + i * q.k;
+    for (int64_t j = 0; j < q.n; ++j) {
+      const size_t e = static_cast<size_t>(i * q.n + j);
+      if (!std::isfinite(got[e])) {
+        ++non_finite;
+        continue;
+      }
+      const float* w_j = w_values.data() + j * q.k;
+      double bound = 0;
+      for (int64_t b = 0; b < q.k / 32; ++b) {
+        double amax = 0, w_sum = 0, xw_sum = 0;
+        for (int64_t l = b * 32; l < (b + 1) * 32; ++l) {
+          amax = std::max(amax, std::abs(static_cast<double>(x_i[l])));
+          w_sum += std::abs(static_cast<double>(w_j[l]));
+          xw_sum += std::abs(static_cast<double>(x_i[l]) * static_cast<double>(w_j[l]));
+        }
+        bound +=
+            0.6 * amax / 127.0 * w_sum + 2.0 * static_cast<double>(q.k + 2) * FLT_EPSILON * xw_sum;
+      }
+      bound += FLT_MIN;
+      const double excess = std::abs(static_cast<double>(got[e]) - exact[e]) - bound;
+      if (excess > worst_excess) {
+        worst_excess = excess;
+        worst = e;
+        worst_bound = bound;
+      }
+    }
+  }
+  EXPECT_EQ(non_finite, 0u) << non_finite << " of " << got.size()
+                            << " outputs are not finite (y was poisoned with NaN: every element "
+                               "must be written)";
+  if (non_finite > 0) return outcome;
+  const auto n = static_cast<size_t>(q.n);
+  EXPECT_LE(worst_excess, 0.0) << fmt::format(
+      "y[{}, {}] = {:.9g}, exact {:.9g}: |difference| exceeds the x-quantization bound {:.3g}",
+      worst / n, worst % n, got[worst], exact[worst], worst_bound);
+  // NMSE needs enough outputs to mean something: one output whose terms happen to cancel has a
+  // large relative error however good the kernel is (the per-element bound above covers it).
+  if (got.size() < kMinOutputsForNmse) return outcome;
+  const double nmse_exact = Nmse(got, exact);
+  const double nmse_q8_x = Nmse(got, q8_x);
+  EXPECT_LE(nmse_exact, kLooseMaxNmse)
+      << "NMSE vs the exact product over " << got.size() << " outputs";
+  EXPECT_LE(std::min(nmse_exact, nmse_q8_x), kTightMaxNmse) << fmt::format(
+      "matches neither precise model: NMSE {:.3g} vs the exact product, {:.3g} vs x quantized "
+      "to 8-bit blocks (llama.cpp's scheme)",
+      nmse_exact, nmse_q8_x);
+  return outcome;
+}
+
+void RunCases(Device& device, Stream& stream, const std::vector<QuantCase>& cases) {
+  const uint64_t seed = TestSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
+                                  << " repeats these inputs)");
+  std::mt19937_64 rng(seed);
+  int ran = 0;
+  std::string unsupported;
+  for (const QuantCase& q : cases) {
+    const Outcome outcome = RunCase(device, stream, q, rng);
+    if (outcome.ran) {
+      ++ran;
+    } else if (outcome.unsupported) {
+      unsupported += (unsupported.empty() ? "" : "; ") + outcome.reason;
+    } else {
+      return;  // a setup or query failure, already reported
+    }
+  }
+  if (ran == 0) {
+    [&] { GTEST_SKIP() << device.id() << " does not support these cases: " << unsupported; }();
+  } else if (!unsupported.empty()) {
+    testing::Test::RecordProperty("unsupported_cases", unsupported);
+    std::printf("    note: unsupported cases: %s\n", unsupported.c_str());
+  }
+}
+
+struct Shape {
+  int64_t m, n, k;
+};
+// m in {1, 2, 7, 8, 9, 33, 128} (decode, the decode/prefill boundary, prefill); odd n; k from one
+// block to 129 blocks (4128), odd numbers of blocks.
+const Shape kShapes[] = {{1, 1, 32},   {1, 67, 4128},   {2, 33, 96},    {7, 257, 224},
+                         {8, 19, 160}, {9, 31, 288},    {33, 45, 32},   {33, 17, 544},
+                         {128, 1, 96}, {128, 67, 4128}, {128, 257, 224}};
+
+std::vector<QuantCase> Cases(uint32_t w_dtype) {
+  std::vector<QuantCase> cases;
+  for (const Shape& s : kShapes) {
+    QuantCase q;
+    q.m = s.m;
+    q.n = s.n;
+    q.k = s.k;
+    q.w_dtype = w_dtype;
+    cases.push_back(q);
+  }
+  return cases;
+}
+
+TEST_P(MatmulQuantizedTest, Q8_0MatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q8_0));
+}
+
+TEST_P(MatmulQuantizedTest, Q4_0MatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q4_0));
+}
+
+// Row padding in x, y and w, x/y views 4-byte aligned only, w rows at odd addresses.
+TEST_P(MatmulQuantizedTest, PaddedRowsAndUnalignedOffsets) {
+  std::vector<QuantCase> cases;
+  for (uint32_t w_dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
+    for (const Shape& s : {Shape{1, 33, 96}, Shape{3, 17, 64}, Shape{33, 45, 288}}) {
+      QuantCase q;
+      q.m = s.m;
+      q.n = s.n;
+      q.k = s.k;
+      q.w_dtype = w_dtype;
+      q.pad_x = 3;
+      q.pad_y = 5;
+      q.pad_w_bytes = 7;
+      q.xy_offset = 68;
+      q.w_offset = 67;
+      cases.push_back(q);
+    }
+  }
+  RunCases(device(), stream(), cases);
+}
+
+// A well-formed 4 x 5 x 64 Q8_0 matmul with views that exactly fill their buffers, mutated one
+// way at a time.
+TEST_P(MatmulQuantizedTest, MalformedDescriptorsAreRejected) {
+  constexpr int64_t m = 4, n = 5, k = 64;
+  constexpr uint64_t kYBytes = m * n * sizeof(float);
+  ASSERT_OK_AND_ASSIGN(Buffer x, FilledBuffer(device(), stream(), m * k * sizeof(float), 0));
+  ASSERT_OK_AND_ASSIGN(Buffer w,
+                       FilledBuffer(device(), stream(), n * RowBytes(HWINFER_DTYPE_Q8_0, k), 0));
+  ASSERT_OK_AND_ASSIGN(Buffer y, FilledBuffer(device(), stream(), kYBytes, kPoisonByte));
+  hwinfer_matmul_quantized_desc valid;
+  std::memset(&valid, 0, sizeof(valid));
+  valid.struct_size = sizeof(valid);
+  valid.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
+  valid.m = m;
+  valid.n = n;
+  valid.k = k;
+  valid.x = ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k});
+  valid.w = ContiguousView(w, 0, HWINFER_DTYPE_Q8_0, {n, k});
+  valid.y = ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n});
+  if (!RequireKernel(device(), AsKernelDesc(valid))) return;
+
+  using Desc = hwinfer_matmul_quantized_desc;
+  struct Variant {
+    const char* what;
+    bool shape_or_dtype;  // kernel_query must not answer SUPPORTED either
+    void (*mutate)(Desc&);
+  };
+  const Variant variants[] = {
+      {"k = 48 (not a multiple of 32)", true,
+       [](Desc& d) {
+         d.k = 48;
+         d.x.shape[1] = 48;
+         d.w.shape[1] = 48;
+       }},
+      {"k = 0", true,
+       [](Desc& d) {
+         d.k = 0;
+         d.x.shape[1] = 0;
+         d.w.shape[1] = 0;
+       }},
+      {"m < 0", true,
+       [](Desc& d) {
+         d.m = -4;
+         d.x.shape[0] = -4;
+         d.y.shape[0] = -4;
+       }},
+      {"w has dtype f32", true, [](Desc& d) { d.w.dtype = HWINFER_DTYPE_F32; }},
+      {"w has dtype f16", true, [](Desc& d) { d.w.dtype = HWINFER_DTYPE_F16; }},
+      {"x has dtype f16", true, [](Desc& d) { d.x.dtype = HWINFER_DTYPE_F16; }},
+      {"x has dtype q8_0", true, [](Desc& d) { d.x.dtype = HWINFER_DTYPE_Q8_0; }},
+      {"y has dtype i32", true, [](Desc& d) { d.y.dtype = HWINFER_DTYPE_I32; }},
+      {"w's shape disagrees with n", true, [](Desc& d) { d.w.shape[0] = 6; }},
+      {"w's shape disagrees with k", true, [](Desc& d) { d.w.shape[1] = 32; }},
+      {"x's shape disagrees with m, k", true, [](Desc& d) { d.x.shape[1] = 32; }},
+      {"y's shape disagrees with m, n", true, [](Desc& d) { d.y.shape[1] = 4; }},
+      {"w has rank 1", true,
+       [](Desc& d) {
+         d.w.rank = 1;
+         d.w.shape[0] = n * k;
+         d.w.shape[1] = 0;
+       }},
+      {"w's innermost stride is not 0", true, [](Desc& d) { d.w.strides_bytes[1] = 34; }},
+      {"w's rows run past its buffer", false, [](Desc& d) { d.w.strides_bytes[0] += 1; }},
+      {"y's view runs 4 bytes past its buffer", false, [](Desc& d) { d.y.offset_bytes = 4; }},
+      {"w's offset + size wraps past 2^64", false,
+       [](Desc& d) { d.w.offset_bytes = UINT64_MAX - 8; }},
+      {"y has no buffer", false, [](Desc& d) { d.y.buffer = nullptr; }},
+      {"w has no buffer", false, [](Desc& d) { d.w.buffer = nullptr; }},
+  };
+  for (const Variant& variant : variants) {
+    SCOPED_TRACE(variant.what);
+    Desc desc = valid;
+    variant.mutate(desc);
+    if (variant.shape_or_dtype) {
+      auto support = device().QueryKernel(AsKernelDesc(desc));
+      EXPECT_FALSE(support.ok() && support->supported)
+          << "kernel_query answered SUPPORTED for a malformed descriptor";
+    }
+    Status launched = stream().Launch(AsKernelDesc(desc));
+    EXPECT_FALSE(launched.ok()) << "a malformed matmul_quantized was accepted at enqueue";
+    if (launched.ok()) {
+      Status synced = stream().Synchronize();
+      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
+    }
+  }
+  EXPECT_OK(stream().Synchronize());  // rejected launches leave the stream usable
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> y_after, Download(stream(), y));
+  EXPECT_TRUE(BytesAre(y_after.data(), y_after.size(), kPoisonByte, "y after rejected launches"));
+}
+
+INSTANTIATE_TEST_SUITE_P(MatmulQuantized, MatmulQuantizedTest, testing::ValuesIn(BackendParams()),
+                         BackendParamName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(MatmulQuantizedTest);
+
+}  // namespace
+}  // namespace hwinfer::conformance

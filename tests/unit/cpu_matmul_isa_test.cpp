@@ -1,0 +1,149 @@
+// cpu_matmul_isa_test.cpp — both builds (portable and AVX2/FMA/F16C) of the CPU plugin's
+// quantized matmul and f16/bf16 GEMM against the scalar references, on host memory. The
+// conformance suite only reaches the build the machine picks; this pins the other one, and pins
+// that the decode path's x quantization is the reference's bit for bit (NMSE ~1e-13, not ~1e-5).
+// Must not depend on the plugin ABI layer.
+//   x [m, k] F32, w [n, k] Q8_0 | Q4_0, y [m, n] F32;   a [m, k], B [k, n] or [n, k], c [m, n]
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "gemm_half.h"
+#include "hwinfer/plugin.h"
+#include "matmul_quantized.h"
+#include "reference/half.h"
+#include "reference/quantize_blocks.h"
+#include "reference/reference_matmul.h"
+#include "scratch_buffer.h"
+#include "thread_pool.h"
+
+namespace hwinfer::cpu {
+namespace {
+
+std::vector<GemmIsa> Isas() {
+  std::vector<GemmIsa> isas = {GemmIsa::kPortable};
+  if (detect_gemm_isa() == GemmIsa::kAvx2Fma) isas.push_back(GemmIsa::kAvx2Fma);
+  return isas;
+}
+
+double Nmse(const std::vector<float>& got, const std::vector<float>& ref) {
+  double err2 = 0, ref2 = 0;
+  for (size_t e = 0; e < got.size(); ++e) {
+    const double diff = static_cast<double>(got[e]) - static_cast<double>(ref[e]);
+    err2 += diff * diff;
+    ref2 += static_cast<double>(ref[e]) * static_cast<double>(ref[e]);
+  }
+  return err2 / ref2;
+}
+
+TEST(CpuMatmulIsa, QuantizedBothBuildsMatchTheReferences) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  ThreadPool pool(2);
+  ScratchBuffer scratch;
+  constexpr int64_t n = 37, k = 288;
+  for (uint32_t dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
+    const int64_t row_bytes = k / 32 * (dtype == HWINFER_DTYPE_Q8_0 ? 34 : 18);
+    std::vector<uint8_t> w(static_cast<size_t>(n * row_bytes));
+    std::vector<float> w_row(static_cast<size_t>(k));
+    for (int64_t j = 0; j < n; ++j) {
+      for (float& v : w_row) v = dist(rng);
+      if (dtype == HWINFER_DTYPE_Q8_0) {
+        std::vector<hwinfer_block_q8_0> blocks(static_cast<size_t>(k / 32));
+        reference::quantize_q8_0(w_row.data(), blocks.data(), k);
+        std::memcpy(w.data() + j * row_bytes, blocks.data(), static_cast<size_t>(row_bytes));
+      } else {
+        std::vector<hwinfer_block_q4_0> blocks(static_cast<size_t>(k / 32));
+        reference::quantize_q4_0(w_row.data(), blocks.data(), k);
+        std::memcpy(w.data() + j * row_bytes, blocks.data(), static_cast<size_t>(row_bytes));
+      }
+    }
+    for (int64_t m :
+         {int64_t{1}, int64_t{3}, int64_t{6}, kMatmulQuantizedGemvMaxM + 1, int64_t{20}}) {
+      std::vector<float> x(static_cast<size_t>(m * k));
+      for (float& v : x) v = dist(rng);
+      // The decode path quantizes x; the prefill path keeps it exact.
+      std::vector<float> want(static_cast<size_t>(m * n));
+      if (m <= kMatmulQuantizedGemvMaxM) {
+        reference::matmul_quantized_reference_q8_x(m, n, k, x.data(), k, w.data(), dtype, row_bytes,
+                                                   want.data(), n);
+      } else {
+        reference::matmul_quantized_reference(m, n, k, x.data(), k, w.data(), dtype, row_bytes,
+                                              want.data(), n);
+      }
+      for (GemmIsa isa : Isas()) {
+        SCOPED_TRACE(testing::Message() << gemm_isa_name(isa) << " dtype " << dtype << " m " << m);
+        std::vector<float> y(static_cast<size_t>(m * n), -1.0f);
+        MatmulQuantizedProblem p;
+        p.m = m;
+        p.n = n;
+        p.k = k;
+        p.x = x.data();
+        p.x_row_stride = k;
+        p.x_col_stride = 1;
+        p.w = w.data();
+        p.w_dtype = dtype;
+        p.w_row_bytes = row_bytes;
+        p.y = y.data();
+        p.y_row_stride = n;
+        p.y_col_stride = 1;
+        matmul_quantized(p, pool, isa, scratch);
+        EXPECT_LE(Nmse(y, want), 1e-11);
+      }
+    }
+  }
+}
+
+TEST(CpuMatmulIsa, HalfGemmBothBuildsMatchTheReference) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  ThreadPool pool(2);
+  ScratchBuffer scratch;
+  constexpr int64_t n = 45, k = 300;
+  for (uint32_t b_dtype : {HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16}) {
+    std::vector<uint16_t> b(static_cast<size_t>(n * k));
+    for (auto& v : b) {
+      v = b_dtype == HWINFER_DTYPE_F16 ? reference::f32_to_f16(dist(rng))
+                                       : reference::f32_to_bf16(dist(rng));
+    }
+    for (int64_t m : {int64_t{1}, int64_t{5}, int64_t{20}}) {
+      for (bool transposed : {true, false}) {
+        std::vector<float> a(static_cast<size_t>(m * k));
+        for (float& v : a) v = dist(rng);
+        std::vector<float> want(static_cast<size_t>(m * n));
+        reference::gemm_reference(m, n, k, a.data(), HWINFER_DTYPE_F32, k, b.data(), b_dtype,
+                                  transposed ? k : n, transposed, want.data(), HWINFER_DTYPE_F32, n,
+                                  1.0f, 0.0f);
+        for (GemmIsa isa : Isas()) {
+          SCOPED_TRACE(testing::Message() << gemm_isa_name(isa) << " b dtype " << b_dtype << " m "
+                                          << m << " transposed " << transposed);
+          std::vector<float> c(static_cast<size_t>(m * n), -1.0f);
+          GemmHalfProblem p;
+          p.m = m;
+          p.n = n;
+          p.k = k;
+          p.a = a.data();
+          p.a_dtype = HWINFER_DTYPE_F32;
+          p.a_row_stride = k;
+          p.a_col_stride = 1;
+          p.b = b.data();
+          p.b_dtype = b_dtype;
+          p.b_row_stride = transposed ? 1 : n;
+          p.b_col_stride = transposed ? k : 1;
+          p.c = c.data();
+          p.c_dtype = HWINFER_DTYPE_F32;
+          p.c_row_stride = n;
+          p.c_col_stride = 1;
+          gemm_half(p, pool, isa, scratch);
+          EXPECT_LE(Nmse(c, want), 1e-11);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hwinfer::cpu
