@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstring>
 
-#include "hwinfer/gguf.h"
-#include "hwinfer/plugin.h"
+#include "hwinfer/llama_model.h"
+#include "llama_reference_weights.h"
 
 namespace hwinfer {
 namespace {
@@ -17,44 +16,12 @@ namespace {
 using reference::LlamaConfig;
 using reference::LlamaWeights;
 
-std::vector<float> F32Tensor(const GgufFile& file, const std::string& name) {
-  const GgufTensorInfo* info = file.FindTensor(name);
-  EXPECT_NE(info, nullptr) << name;
-  if (info == nullptr) return {};
-  EXPECT_EQ(info->ggml_type, HWINFER_DTYPE_F32) << name;
-  std::vector<float> values(info->ValueCount());
-  std::memcpy(values.data(), file.TensorData(*info), values.size() * sizeof(float));
-  return values;
-}
-
 TEST(ReferenceLlama, ReproducesLlamaCppOnTinyLlamaF32) {
-  auto file =
-      GgufFile::Open(std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/tiny-llama-f32.gguf");
-  ASSERT_TRUE(file.ok()) << file.status().ToString();
-  const GgufFile& gguf = **file;
-  LlamaConfig config;
-  config.n_layers = *gguf.GetUint32("llama.block_count");
-  config.d_model = *gguf.GetUint32("llama.embedding_length");
-  config.n_heads = *gguf.GetUint32("llama.attention.head_count");
-  config.n_kv_heads = *gguf.GetUint32("llama.attention.head_count_kv");
-  config.ffn_dim = *gguf.GetUint32("llama.feed_forward_length");
-  config.rope_theta = *gguf.GetFloat32("llama.rope.freq_base");
-  config.rms_eps = *gguf.GetFloat32("llama.attention.layer_norm_rms_epsilon");
-  config.vocab_size = static_cast<int64_t>(gguf.FindTensor("token_embd.weight")->dims[1]);
-
-  LlamaWeights weights;
-  weights.token_embd = F32Tensor(gguf, "token_embd.weight");
-  weights.output_norm = F32Tensor(gguf, "output_norm.weight");
-  weights.output = F32Tensor(gguf, "output.weight");
-  for (int64_t l = 0; l < config.n_layers; ++l) {
-    const std::string p = "blk." + std::to_string(l) + ".";
-    weights.layers.push_back(
-        {F32Tensor(gguf, p + "attn_norm.weight"), F32Tensor(gguf, p + "attn_q.weight"),
-         F32Tensor(gguf, p + "attn_k.weight"), F32Tensor(gguf, p + "attn_v.weight"),
-         F32Tensor(gguf, p + "attn_output.weight"), F32Tensor(gguf, p + "ffn_norm.weight"),
-         F32Tensor(gguf, p + "ffn_gate.weight"), F32Tensor(gguf, p + "ffn_up.weight"),
-         F32Tensor(gguf, p + "ffn_down.weight")});
-  }
+  auto loaded =
+      LlamaModel::Open(std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/tiny-llama-f32.gguf");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const LlamaConfig config = testing_support::ReferenceConfig(**loaded);
+  const LlamaWeights weights = testing_support::ReferenceWeights(**loaded);
 
   reference::ReferenceLlama model(config, weights);
   std::vector<double> logits;

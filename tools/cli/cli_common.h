@@ -43,6 +43,8 @@ void AddConfigCommand(CLI::App& app, const GlobalOptions& global, int& exit_code
 void AddConformanceCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void AddKvSizeCommand(CLI::App& app, int& exit_code);
 void AddModelCommand(CLI::App& app, int& exit_code);
+void AddGenerateCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
 
 // A model shape given as a YAML path or a name: ./configs/models/NAME.yaml, then the installed
 // <prefix>/share/hwinfer/models/, then the source tree's configs/models/.

@@ -1,6 +1,6 @@
 // tools/cli/main.cpp — the `hwinfer` command line: global options and subcommand dispatch.
 // Each subcommand lives in its own file (devices, probe, plugin check, config check,
-// conformance); this file only wires them together.
+// conformance, kv-size, model synth, generate, bench-model); this file only wires them together.
 #include <CLI/CLI.hpp>
 
 #include "cli_common.h"
@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   AddConformanceCommand(app, global, exit_code);
   AddKvSizeCommand(app, exit_code);
   AddModelCommand(app, exit_code);
+  AddGenerateCommand(app, global, exit_code);
+  AddBenchModelCommand(app, global, exit_code);
 
   CLI11_PARSE(app, argc, argv);
   return exit_code;

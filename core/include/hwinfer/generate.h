@@ -1,0 +1,34 @@
+// hwinfer/generate.h — token generation over a LlamaExecutor: prompts are prefilled in chunks
+// packed into steps of at most max_batch_tokens, then every sequence decodes one token per step
+// together, each with its own seeded sampler. Times are wall-clock from the host around each
+// step, device synchronisation included ("measure end to end").
+//
+// For `hwinfer generate`, `hwinfer bench-model` and the executor tests; the scheduler (continuous
+// batching with arrivals and preemption) is a separate layer with its own loop.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "hwinfer/llama_executor.h"
+#include "hwinfer/sampler.h"
+#include "hwinfer/status.h"
+
+namespace hwinfer {
+
+struct GenerateResult {
+  std::vector<std::vector<int32_t>> tokens;  // [n_sequences][n_new] generated ids
+  double prefill_seconds = 0;                // until every sequence had its first token
+  std::vector<double> decode_step_seconds;   // one per decode step (n_new - 1 steps)
+};
+
+// Generates |n_new| tokens (>= 1) after each prompt. Sequence i uses id |first_sequence| + i and
+// sampler seed params.seed + i; all sequences are released before returning (also on error).
+// Errors: those of LlamaExecutor::Step (token out of vocabulary, context length, KV capacity),
+// more sequences than the executor's max_sequences, an empty prompt, a prompt plus n_new - 1
+// that passes the context length (checked before anything runs).
+StatusOr<GenerateResult> Generate(LlamaExecutor& executor,
+                                  const std::vector<std::vector<int32_t>>& prompts, int64_t n_new,
+                                  const SamplingParams& params, SequenceId first_sequence = 0);
+
+}  // namespace hwinfer

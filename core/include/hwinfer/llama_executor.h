@@ -1,0 +1,97 @@
+// hwinfer/llama_executor.h — runs a Llama model on one device through the plugin ABI only: one
+// Step() advances a batch of sequences that mixes prefill chunks and single decode tokens.
+//
+// The executor owns the weights on the device (placed once), the paged KV cache (one K and one V
+// pool per layer, [num_blocks, block_size, n_kv_heads, head_dim] in F16 or I8 with per-(block,
+// head) F32 scales) and the activation buffers, all allocated at Create. The KV bookkeeping is the
+// core's KvBlockManager: each Step appends its sequences' tokens there and hands the kernels the
+// resulting block tables and slot mapping. Every kernel the model needs is asked for with
+// QueryKernel at Create, so an unsupported placement fails there, naming the kernel and reason.
+//
+// One step (T tokens; prefill chunks first, decode tokens after):
+//   x [T, d] = embedding(ids)
+//   per layer: h = rms_norm(x (+ residual)); q, k, v = h Wq, h Wk, h Wv; rope(q, k, positions);
+//              kv_append(k, v, slots); attn = attention_prefill (chunks) | attention_decode_paged
+//              (decode tokens); x += attn Wo; h = rms_norm(x); x += (silu(h Wgate) * h Wup) Wdown
+//   logits [S', vocab] = rms_norm(x)[last token of each sequence that wants logits] Woutput
+// then one device-to-host copy of the logits rows. Not thread-safe: one caller at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hwinfer/device.h"
+#include "hwinfer/kv_block_manager.h"
+#include "hwinfer/llama_model.h"
+#include "hwinfer/llama_weights.h"
+#include "hwinfer/plugin.h"
+#include "hwinfer/status.h"
+
+namespace hwinfer {
+
+struct ExecutorOptions {
+  int64_t max_batch_tokens = 512;  // tokens per step (prefill chunks + decode tokens)
+  int64_t max_sequences = 16;      // sequences per step
+  int32_t kv_block_size = 16;      // tokens per KV block
+  int64_t kv_cache_tokens = 0;     // KV capacity in tokens; 0 = 2 x the model's context length
+  uint32_t kv_dtype = HWINFER_DTYPE_F16;  // F16 or I8 (with per-block scales)
+  // InvalidArgument naming the field when a value is out of range.
+  Status Validate() const;
+};
+
+// One sequence's part of a step: its next tokens (a prefill chunk, or one decode token), placed
+// at the positions after the tokens it already holds in the KV cache.
+struct SequenceChunk {
+  SequenceId sequence = 0;
+  std::vector<int32_t> tokens;
+  bool want_logits = true;  // return the logits of the chunk's last token
+};
+
+class LlamaExecutor {
+ public:
+  // Places the weights, allocates the KV pools and activations, and checks every kernel with
+  // QueryKernel. Errors name the option, the buffer or the kernel.
+  static StatusOr<std::unique_ptr<LlamaExecutor>> Create(std::shared_ptr<Device> device,
+                                                         std::shared_ptr<const LlamaModel> model,
+                                                         const ExecutorOptions& options = {});
+  ~LlamaExecutor();
+
+  // Runs one step. Returns, for each chunk in order, its last token's logits [vocab] (an empty
+  // vector when want_logits is false). Errors (nothing is appended to the KV cache then):
+  // InvalidArgument for an empty or repeated sequence, a token id outside [0, vocab) (naming the
+  // sequence, index and id), a sequence that would pass the context length, a batch over
+  // max_batch_tokens or max_sequences; OutOfMemory when the KV cache lacks the blocks.
+  StatusOr<std::vector<std::vector<float>>> Step(const std::vector<SequenceChunk>& batch);
+
+  // Forgets a sequence and frees its KV blocks (NotFound for an unknown one).
+  Status Release(SequenceId sequence);
+  // |child| starts as a copy of |parent| sharing its KV blocks (a shared prompt prefix); its
+  // first append copies the shared partial block (copy-on-write).
+  Status Fork(SequenceId parent, SequenceId child) { return kv_.Fork(parent, child); }
+
+  const KvBlockManager& kv() const { return kv_; }
+  const LlamaModel& model() const { return weights_->model(); }
+  const LlamaWeights& weights() const { return *weights_; }
+  const ExecutorOptions& options() const { return options_; }
+  Device& device() const { return *device_; }
+  // KV cache bytes per token (all layers, K and V, scales included for I8).
+  double kv_bytes_per_token() const;
+
+ private:
+  struct Impl;
+  LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptions& options, int32_t num_blocks);
+  // Enqueues the device copy of KV block |from| to |to| in every layer (copy-on-write).
+  Status CopyKvBlock(int32_t from, int32_t to);
+  // Enqueues zeroing the I8 scales of |block| in every layer (a block starts empty).
+  Status ResetBlockScales(int32_t block);
+
+  std::shared_ptr<Device> device_;
+  ExecutorOptions options_;
+  KvBlockManager kv_;
+  std::unique_ptr<LlamaWeights> weights_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hwinfer

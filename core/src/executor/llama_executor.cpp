@@ -1,0 +1,386 @@
+// llama_executor.cpp — see hwinfer/llama_executor.h: allocation and kernel checks at Create; per
+// step the validation, the KV block appends (with copy-on-write and fresh-block scale resets),
+// one upload of the step's integer arrays, the forward pass, and one download of the logits.
+#include "hwinfer/llama_executor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "executor_internal.h"
+#include "hwinfer/tensor_view.h"
+
+namespace hwinfer {
+
+using executor_internal::ActivationLayout;
+using executor_internal::IntLayout;
+using executor_internal::KernelSink;
+using executor_internal::StepShape;
+
+namespace {
+
+constexpr uint64_t kAlignment = 256;
+
+uint64_t AlignUp(uint64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
+
+ActivationLayout LayoutActivations(const ModelShape& m, int64_t T, int64_t S, int64_t int_count) {
+  ActivationLayout L;
+  uint64_t next = 0;
+  auto take = [&next](int64_t rows, int64_t cols) {
+    const uint64_t offset = next;
+    next = AlignUp(next + static_cast<uint64_t>(rows * cols) * 4);
+    return offset;
+  };
+  const int64_t q_dim = m.n_heads * m.head_dim(), kv_dim = m.n_kv_heads * m.head_dim();
+  L.residual = take(T, m.d_model);
+  L.normed = take(T, m.d_model);
+  L.q = take(T, q_dim);
+  L.k = take(T, kv_dim);
+  L.v = take(T, kv_dim);
+  L.attn = take(T, q_dim);
+  L.proj = take(T, m.d_model);
+  L.gate = take(T, m.ffn_dim);
+  L.up = take(T, m.ffn_dim);
+  L.act = take(T, m.ffn_dim);
+  L.last = take(S, m.d_model);
+  L.logits = take(S, m.vocab_size);
+  L.ints = take(1, int_count);
+  L.total = next;
+  return L;
+}
+
+IntLayout LayoutInts(int64_t T, int64_t S, int64_t max_blocks) {
+  IntLayout I;
+  int64_t next = 0;
+  auto take = [&next](int64_t count) {
+    const int64_t offset = next;
+    next += count;
+    return offset;
+  };
+  I.ids = take(T);
+  I.positions = take(T);
+  I.slots = take(T);
+  I.query_start = take(S + 1);
+  I.prefill_context = take(S);
+  I.prefill_tables = take(S * max_blocks);
+  I.decode_context = take(S);
+  I.decode_tables = take(S * max_blocks);
+  I.total = next;
+  return I;
+}
+
+}  // namespace
+
+Status ExecutorOptions::Validate() const {
+  if (max_batch_tokens < 1) {
+    return InvalidArgument(fmt::format("max_batch_tokens is {}; expected >= 1", max_batch_tokens));
+  }
+  if (max_sequences < 1 || max_sequences > max_batch_tokens) {
+    return InvalidArgument(
+        fmt::format("max_sequences is {}; expected between 1 and max_batch_tokens ({})",
+                    max_sequences, max_batch_tokens));
+  }
+  if (kv_block_size < 1) {
+    return InvalidArgument(fmt::format("kv_block_size is {}; expected >= 1", kv_block_size));
+  }
+  if (kv_cache_tokens < 0) {
+    return InvalidArgument(
+        fmt::format("kv_cache_tokens is {}; expected >= 0 (0 = automatic)", kv_cache_tokens));
+  }
+  if (kv_dtype != HWINFER_DTYPE_F16 && kv_dtype != HWINFER_DTYPE_I8) {
+    return InvalidArgument(fmt::format("kv_dtype is {}; expected f16 or i8", DtypeName(kv_dtype)));
+  }
+  return Status::Ok();
+}
+
+LlamaExecutor::LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptions& options,
+                             int32_t num_blocks)
+    : device_(std::move(device)),
+      options_(options),
+      kv_(num_blocks, options.kv_block_size),
+      impl_(std::make_unique<Impl>()) {}
+
+LlamaExecutor::~LlamaExecutor() = default;
+
+double LlamaExecutor::kv_bytes_per_token() const {
+  const ModelShape& m = model().shape();
+  const double element = options_.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0;
+  const double scales =
+      options_.kv_dtype == HWINFER_DTYPE_I8
+          ? 2.0 * static_cast<double>(m.n_layers * m.n_kv_heads) * 4.0 / options_.kv_block_size
+          : 0.0;
+  return m.KvBytesPerToken(element) + scales;
+}
+
+StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
+    std::shared_ptr<Device> device, std::shared_ptr<const LlamaModel> model,
+    const ExecutorOptions& options) {
+  HWINFER_RETURN_IF_ERROR(options.Validate().WithContext("executor options"));
+  const ModelShape& m = model->shape();
+  const int64_t bs = options.kv_block_size;
+  const int64_t kv_tokens =
+      options.kv_cache_tokens > 0 ? options.kv_cache_tokens : 2 * m.context_length;
+  const int64_t num_blocks64 = (kv_tokens + bs - 1) / bs;
+  if (num_blocks64 > INT32_MAX) {
+    return InvalidArgument(fmt::format("kv_cache_tokens {} needs {} blocks; at most {}", kv_tokens,
+                                       num_blocks64, INT32_MAX));
+  }
+  const auto num_blocks = static_cast<int32_t>(num_blocks64);
+  std::unique_ptr<LlamaExecutor> e(new LlamaExecutor(device, options, num_blocks));
+  Impl& impl = *e->impl_;
+  impl.kv_dtype = options.kv_dtype;
+  impl.max_blocks_per_seq = (m.context_length + bs - 1) / bs;
+  HWINFER_ASSIGN_OR_RETURN(impl.stream, device->CreateStream());
+  HWINFER_ASSIGN_OR_RETURN(e->weights_, LlamaWeights::Place(device, model, impl.stream));
+
+  const int64_t T = options.max_batch_tokens, S = options.max_sequences;
+  impl.ints = LayoutInts(T, S, impl.max_blocks_per_seq);
+  impl.layout = LayoutActivations(m, T, S, impl.ints.total);
+  auto allocate = [&](uint64_t bytes, const std::string& what) -> StatusOr<Buffer> {
+    auto buffer = device->Allocate(bytes);
+    if (!buffer.ok()) {
+      return buffer.status().WithContext(fmt::format("allocating {} ({} bytes)", what, bytes));
+    }
+    return buffer;
+  };
+  HWINFER_ASSIGN_OR_RETURN(impl.activations, allocate(impl.layout.total, "the activations"));
+  impl.host_ints.assign(static_cast<size_t>(impl.ints.total), 0);
+  impl.zero_scales.assign(static_cast<size_t>(m.n_kv_heads), 0.0f);
+
+  const uint64_t pool_bytes = static_cast<uint64_t>(num_blocks) * static_cast<uint64_t>(bs) *
+                              static_cast<uint64_t>(m.n_kv_heads * m.head_dim()) *
+                              (options.kv_dtype == HWINFER_DTYPE_I8 ? 1 : 2);
+  const uint64_t scale_bytes = static_cast<uint64_t>(num_blocks) * m.n_kv_heads * 4;
+  impl.kv.resize(static_cast<size_t>(m.n_layers));
+  for (int64_t l = 0; l < m.n_layers; ++l) {
+    executor_internal::LayerKv& layer = impl.kv[static_cast<size_t>(l)];
+    const std::string what = fmt::format("the KV cache of layer {}", l);
+    HWINFER_ASSIGN_OR_RETURN(layer.k, allocate(pool_bytes, what));
+    HWINFER_ASSIGN_OR_RETURN(layer.v, allocate(pool_bytes, what));
+    if (options.kv_dtype == HWINFER_DTYPE_I8) {
+      HWINFER_ASSIGN_OR_RETURN(layer.k_scales, allocate(scale_bytes, what + " scales"));
+      HWINFER_ASSIGN_OR_RETURN(layer.v_scales, allocate(scale_bytes, what + " scales"));
+    }
+  }
+
+  // Ask for every kernel of an all-prefill step and an all-decode step at the largest sizes.
+  const KernelSink query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
+    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
+    if (support.supported) return Status::Ok();
+    return Unsupported(fmt::format("{} cannot run {} ({} kernel) for {}: {}", device->id(), what,
+                                   KernelKindName(desc.kind), m.name, support.reason));
+  };
+  StepShape prefill;
+  prefill.n_tokens = prefill.n_prefill_tokens = T;
+  prefill.n_prefill_seqs = 1;
+  prefill.n_logits = 1;
+  StepShape decode;
+  decode.n_tokens = decode.n_decode_seqs = decode.n_logits = S;
+  decode.logits_from_normed = true;
+  for (const StepShape& shape : {prefill, decode}) {
+    HWINFER_RETURN_IF_ERROR(impl.EmitForward(*e->weights_, options, num_blocks, shape, query));
+    HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*e->weights_, shape, query));
+  }
+  return e;
+}
+
+Status LlamaExecutor::Release(SequenceId sequence) { return kv_.Release(sequence); }
+
+StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
+    const std::vector<SequenceChunk>& batch) {
+  const ModelShape& m = model().shape();
+  Impl& impl = *impl_;
+  const int64_t bs = options_.kv_block_size;
+
+  // ---- validate everything before touching any state ----
+  if (batch.empty()) return InvalidArgument("executor step: the batch is empty");
+  if (static_cast<int64_t>(batch.size()) > options_.max_sequences) {
+    return InvalidArgument(fmt::format("executor step: {} sequences; max_sequences is {}",
+                                       batch.size(), options_.max_sequences));
+  }
+  int64_t n_tokens = 0;
+  int64_t blocks_needed = 0;
+  std::set<SequenceId> seen;
+  for (const SequenceChunk& chunk : batch) {
+    if (!seen.insert(chunk.sequence).second) {
+      return InvalidArgument(
+          fmt::format("executor step: sequence {} appears twice in one step", chunk.sequence));
+    }
+    if (chunk.tokens.empty()) {
+      return InvalidArgument(
+          fmt::format("executor step: sequence {} has no tokens", chunk.sequence));
+    }
+    for (size_t i = 0; i < chunk.tokens.size(); ++i) {
+      const int32_t id = chunk.tokens[i];
+      if (id < 0 || id >= m.vocab_size) {
+        return InvalidArgument(
+            fmt::format("sequence {}: token {} (index {}) is outside the vocabulary [0, {}) of {}",
+                        chunk.sequence, id, i, m.vocab_size, m.name));
+      }
+    }
+    const int64_t held = kv_.SequenceTokens(chunk.sequence);
+    const auto n = static_cast<int64_t>(chunk.tokens.size());
+    if (held + n > m.context_length) {
+      return InvalidArgument(fmt::format(
+          "sequence {}: {} tokens held + {} new = {} passes the context length {} of {}",
+          chunk.sequence, held, n, held + n, m.context_length, m.name));
+    }
+    n_tokens += n;
+    blocks_needed += kv_.BlocksForTokens(held + n) - kv_.BlocksForTokens(held);
+    const std::vector<int32_t>& table = kv_.BlockTable(chunk.sequence);
+    if (held % bs != 0 && !table.empty() && kv_.RefCount(table.back()) > 1) ++blocks_needed;
+  }
+  if (n_tokens > options_.max_batch_tokens) {
+    return InvalidArgument(fmt::format("executor step: {} tokens; max_batch_tokens is {}", n_tokens,
+                                       options_.max_batch_tokens));
+  }
+  if (blocks_needed > kv_.num_free_blocks()) {
+    return OutOfMemory(fmt::format(
+        "executor step: the KV cache needs {} more blocks of {} tokens and has {} free (of {})",
+        blocks_needed, bs, kv_.num_free_blocks(), kv_.num_blocks()));
+  }
+
+  // ---- order: prefill chunks first, then decode tokens (one token on a non-empty history) ----
+  std::vector<size_t> order(batch.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto is_decode = [&](size_t i) {
+    return batch[i].tokens.size() == 1 && kv_.SequenceTokens(batch[i].sequence) > 0;
+  };
+  std::stable_partition(order.begin(), order.end(), [&](size_t i) { return !is_decode(i); });
+
+  StepShape shape;
+  shape.n_tokens = n_tokens;
+  std::vector<int32_t>& ints = impl.host_ints;
+  const IntLayout& I = impl.ints;
+  const int64_t MB = impl.max_blocks_per_seq;
+  std::fill(ints.begin(), ints.end(), 0);
+  ints[static_cast<size_t>(I.query_start)] = 0;
+  std::vector<int64_t> logits_rows;  // per chunk in |order|: the token row, or -1
+  int64_t row = 0;
+  for (size_t i : order) {
+    const SequenceChunk& chunk = batch[i];
+    const bool decode = is_decode(i);
+    const int64_t held = kv_.SequenceTokens(chunk.sequence);
+    const auto n = static_cast<int64_t>(chunk.tokens.size());
+    auto appended = kv_.Append(chunk.sequence, n);
+    if (!appended.ok()) {
+      return Internal("executor step: KV append failed after the capacity check: " +
+                      appended.status().ToString());
+    }
+    for (const auto& [from, to] : appended->copy_on_write) {
+      HWINFER_RETURN_IF_ERROR(CopyKvBlock(from, to));
+    }
+    for (int64_t t = 0; t < n; ++t) {
+      const auto r = static_cast<size_t>(row + t);
+      const int32_t slot = appended->slots[static_cast<size_t>(t)];
+      ints[static_cast<size_t>(I.ids) + r] = chunk.tokens[static_cast<size_t>(t)];
+      ints[static_cast<size_t>(I.positions) + r] = static_cast<int32_t>(held + t);
+      ints[static_cast<size_t>(I.slots) + r] = slot;
+      if (impl.kv_dtype == HWINFER_DTYPE_I8 && slot % bs == 0) {
+        HWINFER_RETURN_IF_ERROR(ResetBlockScales(slot / static_cast<int32_t>(bs)));
+      }
+    }
+    const std::vector<int32_t>& table = kv_.BlockTable(chunk.sequence);
+    if (!decode) {
+      const int64_t s = shape.n_prefill_seqs++;
+      shape.n_prefill_tokens += n;
+      ints[static_cast<size_t>(I.query_start + s + 1)] = static_cast<int32_t>(row + n);
+      ints[static_cast<size_t>(I.prefill_context + s)] = static_cast<int32_t>(held);
+      std::copy(table.begin(), table.end(), ints.begin() + I.prefill_tables + s * MB);
+    } else {
+      const int64_t s = shape.n_decode_seqs++;
+      ints[static_cast<size_t>(I.decode_context + s)] = static_cast<int32_t>(held + 1);
+      std::copy(table.begin(), table.end(), ints.begin() + I.decode_tables + s * MB);
+    }
+    logits_rows.push_back(chunk.want_logits ? row + n - 1 : -1);
+    row += n;
+  }
+
+  // ---- which rows the output projection reads ----
+  std::vector<int64_t> wanted;
+  for (int64_t r : logits_rows) {
+    if (r >= 0) wanted.push_back(r);
+  }
+  shape.n_logits = static_cast<int64_t>(wanted.size());
+  shape.logits_from_normed = true;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (wanted[i] != static_cast<int64_t>(i)) shape.logits_from_normed = false;
+  }
+
+  // ---- run ----
+  Stream& stream = impl.stream;
+  HWINFER_RETURN_IF_ERROR(stream.CopyH2D(ints.data(), impl.activations, impl.layout.ints,
+                                         ints.size() * sizeof(int32_t)));
+  const KernelSink launch = [&stream](const hwinfer_kernel_desc& desc, const char* what) {
+    Status status = stream.Launch(desc);
+    return status.ok() ? status : status.WithContext(what);
+  };
+  HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, launch));
+  const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
+  if (!shape.logits_from_normed) {
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      HWINFER_RETURN_IF_ERROR(stream.CopyD2D(
+          impl.activations, impl.layout.normed + static_cast<uint64_t>(wanted[i]) * row_bytes,
+          impl.activations, impl.layout.last + i * row_bytes, row_bytes));
+    }
+  }
+  HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, launch));
+  const auto vocab = static_cast<size_t>(m.vocab_size);
+  impl.host_logits.resize(wanted.size() * vocab);
+  if (!wanted.empty()) {
+    HWINFER_RETURN_IF_ERROR(stream.CopyD2H(impl.activations, impl.layout.logits,
+                                           impl.host_logits.data(),
+                                           impl.host_logits.size() * sizeof(float)));
+  }
+  HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext("executor step"));
+
+  std::vector<std::vector<float>> result(batch.size());
+  size_t next_logits = 0;
+  for (size_t j = 0; j < order.size(); ++j) {
+    if (logits_rows[j] < 0) continue;
+    const float* begin = impl.host_logits.data() + next_logits * vocab;
+    result[order[j]].assign(begin, begin + vocab);
+    ++next_logits;
+  }
+  return result;
+}
+
+Status LlamaExecutor::CopyKvBlock(int32_t from, int32_t to) {
+  Impl& impl = *impl_;
+  const ModelShape& m = model().shape();
+  const uint64_t block_bytes = static_cast<uint64_t>(options_.kv_block_size) *
+                               static_cast<uint64_t>(m.n_kv_heads * m.head_dim()) *
+                               (impl.kv_dtype == HWINFER_DTYPE_I8 ? 1 : 2);
+  const uint64_t scale_bytes = static_cast<uint64_t>(m.n_kv_heads) * 4;
+  for (const executor_internal::LayerKv& layer : impl.kv) {
+    for (const Buffer* pool : {&layer.k, &layer.v}) {
+      HWINFER_RETURN_IF_ERROR(impl.stream.CopyD2D(*pool, static_cast<uint64_t>(from) * block_bytes,
+                                                  *pool, static_cast<uint64_t>(to) * block_bytes,
+                                                  block_bytes));
+    }
+    if (impl.kv_dtype != HWINFER_DTYPE_I8) continue;
+    for (const Buffer* scales : {&layer.k_scales, &layer.v_scales}) {
+      HWINFER_RETURN_IF_ERROR(
+          impl.stream.CopyD2D(*scales, static_cast<uint64_t>(from) * scale_bytes, *scales,
+                              static_cast<uint64_t>(to) * scale_bytes, scale_bytes));
+    }
+  }
+  return Status::Ok();
+}
+
+Status LlamaExecutor::ResetBlockScales(int32_t block) {
+  Impl& impl = *impl_;
+  const uint64_t scale_bytes = impl.zero_scales.size() * sizeof(float);
+  for (const executor_internal::LayerKv& layer : impl.kv) {
+    for (const Buffer* scales : {&layer.k_scales, &layer.v_scales}) {
+      HWINFER_RETURN_IF_ERROR(impl.stream.CopyH2D(impl.zero_scales.data(), *scales,
+                                                  static_cast<uint64_t>(block) * scale_bytes,
+                                                  scale_bytes));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace hwinfer

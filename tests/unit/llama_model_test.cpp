@@ -1,0 +1,207 @@
+// llama_model_test.cpp — LlamaModel: hyperparameters and tensors from real GGUF files
+// (tests/data/gguf, written by llama.cpp's tools), and every kind of bad file a user can hand it:
+// another architecture, an unsupported tensor type, shapes that disagree with the metadata, a
+// missing tensor or key, a truncated file. Bad files are the tiny-llama file rewritten in memory
+// with one thing changed.
+#include "hwinfer/llama_model.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hwinfer/plugin.h"
+
+namespace hwinfer {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string DataFile(const std::string& name) {
+  return std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/" + name;
+}
+
+// One tensor of a rewritten file: its description and bytes.
+struct TensorCopy {
+  std::string name;
+  uint32_t type;
+  std::vector<uint64_t> dims;
+  std::vector<uint8_t> bytes;
+};
+
+// tiny-llama-f32.gguf with |edit| applied to its metadata and tensors, parsed back as a model.
+StatusOr<std::shared_ptr<const LlamaModel>> Rewritten(
+    const std::function<void(std::vector<std::pair<std::string, GgufValue>>&,
+                             std::vector<TensorCopy>&)>& edit,
+    std::vector<uint8_t>& storage) {
+  auto file = GgufFile::Open(DataFile("tiny-llama-f32.gguf"));
+  if (!file.ok()) return file.status();
+  std::vector<std::pair<std::string, GgufValue>> kvs = (*file)->metadata();
+  std::vector<TensorCopy> tensors;
+  for (const GgufTensorInfo& t : (*file)->tensors()) {
+    const uint8_t* data = (*file)->TensorData(t);
+    tensors.push_back({t.name, t.ggml_type, t.dims, {data, data + t.size_bytes}});
+  }
+  edit(kvs, tensors);
+  GgufWriter writer;
+  for (auto& [key, value] : kvs) {
+    if (Status s = writer.AddKv(key, value); !s.ok()) return s;
+  }
+  for (const TensorCopy& t : tensors) {
+    if (Status s = writer.AddTensor(t.name, t.type, t.dims, t.bytes.data(), t.bytes.size());
+        !s.ok()) {
+      return s;
+    }
+  }
+  auto bytes = writer.Serialize();
+  if (!bytes.ok()) return bytes.status();
+  storage = std::move(*bytes);
+  auto parsed = GgufFile::Parse(storage.data(), storage.size(), "edited.gguf");
+  if (!parsed.ok()) return parsed.status();
+  return LlamaModel::FromGguf(std::move(*parsed));
+}
+
+void SetKv(std::vector<std::pair<std::string, GgufValue>>& kvs, const std::string& key,
+           GgufValue value) {
+  for (auto& kv : kvs) {
+    if (kv.first == key) kv.second = std::move(value);
+  }
+}
+
+TensorCopy& FindTensor(std::vector<TensorCopy>& tensors, const std::string& name) {
+  for (TensorCopy& t : tensors) {
+    if (t.name == name) return t;
+  }
+  ADD_FAILURE() << "no tensor " << name;
+  return tensors.front();
+}
+
+TEST(LlamaModel, ReadsHyperparametersAndTensorsOfEveryType) {
+  for (const char* name : {"tiny-llama-f32.gguf", "tiny-llama-f16.gguf", "tiny-llama-q8_0.gguf",
+                           "tiny-llama-q4_0.gguf"}) {
+    SCOPED_TRACE(name);
+    auto model = LlamaModel::Open(DataFile(name));
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    const ModelShape& s = (*model)->shape();
+    EXPECT_EQ(s.n_layers, 2);
+    EXPECT_EQ(s.d_model, 256);
+    EXPECT_EQ(s.n_heads, 8);
+    EXPECT_EQ(s.n_kv_heads, 2);
+    EXPECT_EQ(s.ffn_dim, 768);
+    EXPECT_EQ(s.vocab_size, 512);
+    EXPECT_EQ(s.context_length, 512);
+    EXPECT_DOUBLE_EQ(s.rope_theta, 10000.0);
+    EXPECT_NEAR(s.rms_eps, 1e-5, 1e-12);
+    EXPECT_EQ((*model)->rope_dim(), 32);
+    EXPECT_EQ((*model)->layers().size(), 2u);
+    EXPECT_EQ((*model)->output_norm().ggml_type, HWINFER_DTYPE_F32);
+    // Decode bytes: every tensor but the embedding table (the output projection is separate).
+    uint64_t all = 0;
+    for (const GgufTensorInfo& t : (*model)->file().tensors()) all += t.size_bytes;
+    EXPECT_EQ((*model)->decode_weight_bytes(), all - (*model)->token_embd().size_bytes);
+    EXPECT_EQ((*model)->weight_bytes(), all);
+  }
+}
+
+TEST(LlamaModel, TiedOutputFallsBackToTheEmbedding) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto&, std::vector<TensorCopy>& tensors) {
+        std::erase_if(tensors, [](const TensorCopy& t) { return t.name == "output.weight"; });
+      },
+      storage);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(&(*model)->output(), &(*model)->token_embd());
+}
+
+TEST(LlamaModel, RejectsAnotherArchitecture) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto& kvs, auto&) { SetKv(kvs, "general.architecture", GgufValue::String("gpt2")); },
+      storage);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnsupported);
+  EXPECT_THAT(model.status().message(), HasSubstr("general.architecture is 'gpt2'"));
+}
+
+TEST(LlamaModel, RejectsAnUnsupportedTensorTypeNamingIt) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto&, std::vector<TensorCopy>& tensors) {
+        TensorCopy& t = FindTensor(tensors, "blk.1.ffn_up.weight");  // [768, 256]
+        uint64_t block_values = 0, block_bytes = 0;
+        ASSERT_TRUE(GgmlTypeBlock(12 /* Q4_K */, &block_values, &block_bytes));
+        t.type = 12;
+        t.bytes.assign(768 * 256 / block_values * block_bytes, 0);
+      },
+      storage);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kUnsupported);
+  EXPECT_THAT(model.status().message(), HasSubstr("blk.1.ffn_up.weight has type Q4_K"));
+}
+
+TEST(LlamaModel, RejectsATensorShapeThatDisagreesWithTheMetadata) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto& kvs, auto&) {
+        SetKv(kvs, "llama.feed_forward_length", GgufValue::Uint32(1024));  // tensors have 768
+      },
+      storage);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("blk.0.ffn_gate.weight has shape [768, 256]; the metadata"));
+  EXPECT_THAT(model.status().message(), HasSubstr("implies [1024, 256]"));
+}
+
+TEST(LlamaModel, RejectsAMissingTensor) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto&, std::vector<TensorCopy>& tensors) {
+        std::erase_if(tensors, [](const TensorCopy& t) { return t.name == "blk.1.attn_k.weight"; });
+      },
+      storage);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kNotFound);
+  EXPECT_THAT(model.status().message(), HasSubstr("no tensor blk.1.attn_k.weight"));
+}
+
+TEST(LlamaModel, RejectsHeadCountsThatDoNotDivide) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto& kvs, auto&) { SetKv(kvs, "llama.attention.head_count_kv", GgufValue::Uint32(3)); },
+      storage);
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(), HasSubstr("n_kv_heads (3) must divide n_heads (8)"));
+}
+
+TEST(LlamaModel, RejectsANonF32NormWeight) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto&, std::vector<TensorCopy>& tensors) {
+        TensorCopy& t = FindTensor(tensors, "blk.0.attn_norm.weight");
+        t.type = HWINFER_DTYPE_F16;
+        t.bytes.resize(t.bytes.size() / 2);
+      },
+      storage);
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("norm weight blk.0.attn_norm.weight has type F16"));
+}
+
+TEST(LlamaModel, TruncatedFileIsAnErrorNamingTheOffset) {
+  std::ifstream in(DataFile("tiny-llama-f32.gguf"), std::ios::binary);
+  std::vector<char> bytes(1000);
+  ASSERT_TRUE(in.read(bytes.data(), static_cast<std::streamsize>(bytes.size())));
+  auto parsed =
+      GgufFile::Parse(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "cut.gguf");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_THAT(parsed.status().message(), HasSubstr("cut.gguf"));
+  EXPECT_THAT(parsed.status().message(), HasSubstr("offset"));
+}
+
+}  // namespace
+}  // namespace hwinfer

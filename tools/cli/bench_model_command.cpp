@@ -1,0 +1,155 @@
+// bench_model_command.cpp — `hwinfer bench-model -m FILE.gguf -p 128 -n 64 -b 1 [--json]
+// [--repetitions R]`: times prefill and decode of one model on one device, end to end (host wall
+// clock around each executor step, synchronisation included), and reports the medians over R
+// runs after one warm-up run:
+//   prefill tok/s = b * p / prefill time (TTFT of the batch)
+//   TPOT          = median decode step time (each step yields one token per sequence)
+//   decode tok/s  = b / TPOT
+//   decode MBU    = bytes read per decode step / TPOT / the device's measured read bandwidth
+//                   (the bandwidth probe), where bytes = the decode weights (every layer, final
+//                   norm, output projection) + the KV cache read at the mean context p + n/2.
+// Prompts are random token ids (seeded); decoding is greedy.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "cli_common.h"
+#include "hwinfer/generate.h"
+#include "hwinfer/probe.h"
+#include "model_run.h"
+
+namespace hwinfer::cli {
+namespace {
+
+struct BenchModelOptions {
+  ModelRunOptions run;
+  int64_t prompt_tokens = 128;
+  int64_t new_tokens = 64;
+  int64_t batch = 1;
+  int repetitions = 3;
+  uint64_t seed = 0;
+  bool json = false;
+};
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t mid = values.size() / 2;
+  return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+std::vector<double> Milliseconds(std::vector<double> seconds) {
+  for (double& v : seconds) v *= 1e3;
+  return seconds;
+}
+
+int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options) {
+  const int64_t b = options.batch, p = options.prompt_tokens, n = options.new_tokens;
+  // Each sequence's last block may be partly used: one block of slack per sequence.
+  const int64_t kv_tokens = b * (p + n + ExecutorOptions{}.kv_block_size);
+  auto opened = OpenModel(global, options.run, b, kv_tokens);
+  if (!opened.ok()) return ReportError(opened.status());
+  LlamaExecutor& executor = *(*opened)->executor;
+  const ModelShape& shape = executor.model().shape();
+
+  std::mt19937_64 rng(options.seed);
+  std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(shape.vocab_size - 1));
+  std::vector<std::vector<int32_t>> prompts(static_cast<size_t>(b));
+  for (auto& prompt : prompts) {
+    for (int64_t i = 0; i < p; ++i) prompt.push_back(token(rng));
+  }
+  const SamplingParams greedy;
+  // Warm-up: touches every weight page and buffer once.
+  if (auto warm = Generate(executor, prompts, std::min<int64_t>(n, 2), greedy); !warm.ok()) {
+    return ReportError(warm.status().WithContext(options.run.model_path));
+  }
+  std::vector<double> ttft, tpot;  // seconds
+  for (int r = 0; r < options.repetitions; ++r) {
+    auto result = Generate(executor, prompts, n, greedy);
+    if (!result.ok()) return ReportError(result.status().WithContext(options.run.model_path));
+    ttft.push_back(result->prefill_seconds);
+    if (!result->decode_step_seconds.empty()) tpot.push_back(Median(result->decode_step_seconds));
+  }
+
+  ProbeOptions probe_options;
+  auto read = MeasureBandwidth((*opened)->device, HWINFER_PROBE_READ, probe_options);
+  if (!read.ok()) return ReportError(read.status());
+  const double bandwidth = read->measured ? read->value : 0.0;
+  const double spec = (*opened)->device->info().spec_peak_bandwidth_bytes_per_s;
+
+  const double ttft_s = Median(ttft), tpot_s = Median(tpot);
+  const double weight_bytes = static_cast<double>(executor.model().decode_weight_bytes());
+  const double kv_bytes = static_cast<double>(b) *
+                          (static_cast<double>(p) + 0.5 * static_cast<double>(n)) *
+                          executor.kv_bytes_per_token();
+  const double step_bytes = weight_bytes + kv_bytes;
+  const double prefill_tps = ttft_s > 0 ? static_cast<double>(b * p) / ttft_s : 0;
+  const double decode_tps = tpot_s > 0 ? static_cast<double>(b) / tpot_s : 0;
+  const double mbu = tpot_s > 0 && bandwidth > 0 ? step_bytes / tpot_s / bandwidth : 0;
+  const double mbu_spec = tpot_s > 0 && spec > 0 ? step_bytes / tpot_s / spec : 0;
+
+  if (options.json) {
+    nlohmann::json out = {{"model", shape.name},
+                          {"file", options.run.model_path},
+                          {"device", (*opened)->device->id()},
+                          {"device_name", (*opened)->device->info().name},
+                          {"kv_dtype", options.run.kv_dtype},
+                          {"batch", b},
+                          {"prompt_tokens", p},
+                          {"new_tokens", n},
+                          {"repetitions", options.repetitions},
+                          {"ttft_ms", ttft_s * 1e3},
+                          {"ttft_ms_samples", Milliseconds(ttft)},
+                          {"prefill_tokens_per_s", prefill_tps},
+                          {"tpot_ms", tpot_s * 1e3},
+                          {"tpot_ms_samples", Milliseconds(tpot)},
+                          {"decode_tokens_per_s", decode_tps},
+                          {"decode_weight_bytes", weight_bytes},
+                          {"decode_kv_bytes", kv_bytes},
+                          {"measured_read_bandwidth_bytes_per_s", bandwidth},
+                          {"spec_bandwidth_bytes_per_s", spec},
+                          {"decode_mbu", mbu},
+                          {"decode_mbu_spec", mbu_spec}};
+    fmt::print("{}\n", out.dump(2));
+    return 0;
+  }
+  fmt::print("{} on {} ({}), KV {}: batch {}, prompt {}, generate {}; median of {} runs\n",
+             shape.name, (*opened)->device->id(), (*opened)->device->info().name,
+             options.run.kv_dtype, b, p, n, options.repetitions);
+  fmt::print("  prefill      {:>10.1f} tok/s   (TTFT {:.1f} ms)\n", prefill_tps, ttft_s * 1e3);
+  fmt::print("  decode       {:>10.1f} tok/s   (TPOT {:.2f} ms)\n", decode_tps, tpot_s * 1e3);
+  fmt::print("  bytes/step   {:>10}         (weights {} + KV {})\n", FormatBytes(step_bytes),
+             FormatBytes(weight_bytes), FormatBytes(kv_bytes));
+  fmt::print("  decode MBU   {:>9.1f}%         of the measured read bandwidth {}\n", 100.0 * mbu,
+             FormatBandwidth(bandwidth));
+  if (spec > 0) {
+    fmt::print("  decode MBU   {:>9.1f}%         of the spec bandwidth {}\n", 100.0 * mbu_spec,
+               FormatBandwidth(spec));
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<BenchModelOptions>();
+  CLI::App* command = app.add_subcommand(
+      "bench-model", "Prefill and decode speed, TPOT and decode MBU of a GGUF model on one device");
+  AddModelRunOptions(command, options->run);
+  command->add_option("-p,--prompt-tokens", options->prompt_tokens, "Prompt length")
+      ->check(CLI::PositiveNumber);
+  command->add_option("-n,--new-tokens", options->new_tokens, "Tokens generated per sequence")
+      ->check(CLI::PositiveNumber);
+  command->add_option("-b,--batch", options->batch, "Sequences decoded together")
+      ->check(CLI::PositiveNumber);
+  command->add_option("-r,--repetitions", options->repetitions, "Timed runs (median reported)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--seed", options->seed, "Seed of the random prompts");
+  command->add_flag("--json", options->json, "Print one JSON object");
+  command->callback(
+      [&global, &exit_code, options] { exit_code = RunBenchModel(global, *options); });
+}
+
+}  // namespace hwinfer::cli
