@@ -135,6 +135,11 @@ hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation
         "; expected " + std::string(e.shape_names) + " = " + shape_string(e.shape, e.rank));
   }
   const uint64_t element_bytes = dtype_element_bytes(e.dtype);
+  if (element_bytes == 0) {  // a block dtype: the kernel should have called check_block_view
+    return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
+                              "cpu %s: operand %s: check_view cannot check block dtype %s",
+                              e.kernel, e.operand, dtype_name(e.dtype).c_str());
+  }
   for (uint32_t d = 0; d < view.rank; ++d) {
     if (view.strides_bytes[d] % static_cast<int64_t>(element_bytes) != 0) {
       return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
