@@ -16,6 +16,7 @@
 #include "hwinfer/generate.h"
 #include "hwinfer/registry.h"
 #include "llama_reference_weights.h"
+#include "model_synth.h"
 
 namespace hwinfer {
 namespace {
@@ -115,6 +116,41 @@ TEST(LlamaExecutor, EveryWeightTypeMatchesTheFloat64Reference) {
       ASSERT_TRUE(step.ok()) << step.status().ToString();
       EXPECT_LT(RelativeMaxError(step->front(), expected[pos]), c.bound) << "position " << pos;
     }
+  }
+}
+
+// A synthesised model of another shape: MQA (one KV head), head_dim 96 (not a power of two),
+// three layers, BF16 and Q4_0 weights, written by `hwinfer model synth`'s code and read back.
+TEST(LlamaExecutor, SynthesisedMqaModelsMatchTheFloat64Reference) {
+  ModelShape shape;
+  shape.name = "mqa-test";
+  shape.n_layers = 3;
+  shape.d_model = 192;
+  shape.n_heads = 2;
+  shape.n_kv_heads = 1;
+  shape.ffn_dim = 320;
+  shape.vocab_size = 300;
+  shape.context_length = 64;
+  shape.rope_theta = 500000.0;
+  shape.rms_eps = 1e-6;
+  const std::vector<int32_t> prompt = {1, 299, 17, 42, 5, 260};
+  for (uint32_t type : {HWINFER_DTYPE_BF16, HWINFER_DTYPE_Q4_0}) {
+    SCOPED_TRACE(type);
+    cli::SynthOptions synth;
+    synth.weight_type = type;
+    synth.seed = 3;
+    synth.std = 0.05;
+    const std::string path = ::testing::TempDir() + "/mqa-" + std::to_string(type) + ".gguf";
+    ASSERT_TRUE(cli::SynthesizeModel(shape, synth, path).ok());
+    auto model = LlamaModel::Open(path);
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    auto executor = LlamaExecutor::Create(CpuDevice(), *model);
+    ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+    const auto expected = ReferenceLogits(**model, prompt);
+    auto step = (*executor)->Step({{0, prompt, true}});
+    ASSERT_TRUE(step.ok()) << step.status().ToString();
+    EXPECT_LT(RelativeMaxError(step->front(), expected.back()),
+              type == HWINFER_DTYPE_Q4_0 ? 3e-2 : 2e-3);
   }
 }
 
