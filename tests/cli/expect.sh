@@ -16,12 +16,14 @@ fail=0
 if [ "$code" -ne "$want_exit" ]; then
   echo "FAIL: exit code $code, expected $want_exit"; fail=1
 fi
-if ! cat "$out" "$err" | grep -Eq -- "$regex"; then
+# grep reads the files itself: with pipefail, `cat | grep -q` fails when grep stops reading early
+# and cat dies of SIGPIPE (long outputs).
+if ! grep -Eqh -- "$regex" "$out" "$err"; then
   echo "FAIL: output does not match /$regex/"; fail=1
 fi
 if [ "$one_line" -eq 1 ]; then
   lines=$(grep -c '' "$err")
-  if [ "$lines" -ne 1 ] || ! head -n1 "$err" | grep -q '^hwinfer: error: '; then
+  if [ "$lines" -ne 1 ] || ! grep -q '^hwinfer: error: ' "$err"; then
     echo "FAIL: stderr should be one line 'hwinfer: error: ...', got $lines line(s)"; fail=1
   fi
 fi
