@@ -1,44 +1,14 @@
-// thread_pool.cpp — see thread_pool.h. Between jobs a worker spins for a short while (kSpin) on the
-// job generation, then sleeps on a condition variable; a job is a shared atomic item counter that
-// the workers and the caller drain together, and the caller likewise spins briefly before sleeping
-// until the workers have left. Nothing here may block inside a worker except on the pool's own
-// mutex and condition variables.
+// thread_pool.cpp — see thread_pool.h. Workers sleep on a condition variable between jobs; a job is
+// a shared atomic item counter that the workers and the caller drain together. Nothing here may
+// block inside a worker except on the pool's own mutex and condition variables.
 #include "thread_pool.h"
 
 #include <atomic>
-#include <chrono>
 #include <utility>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#endif
 
 namespace hwinfer::cpu {
 
 namespace {
-
-// How long a thread spins before sleeping: longer than the gap between two kernels of one stream,
-// much shorter than a human-visible idle period.
-constexpr std::chrono::microseconds kSpin{200};
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  _mm_pause();
-#endif
-}
-
-// Spins until |done| returns true or kSpin has passed; returns done().
-template <typename Done>
-bool spin_until(Done done) {
-  const auto deadline = std::chrono::steady_clock::now() + kSpin;
-  for (;;) {
-    for (int i = 0; i < 64; ++i) {
-      if (done()) return true;
-      cpu_relax();
-    }
-    if (std::chrono::steady_clock::now() >= deadline) return done();
-  }
-}
 
 // The pool whose items this thread is currently running, so a nested parallel_for runs inline.
 thread_local const ThreadPool* tls_serving_pool = nullptr;
@@ -146,12 +116,6 @@ void ThreadPool::worker_loop() {
   uint64_t seen_generation = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    lock.unlock();
-    spin_until([&] {
-      return stopping_.load(std::memory_order_acquire) ||
-             job_generation_.load(std::memory_order_acquire) != seen_generation;
-    });
-    lock.lock();
     work_ready_.wait(
         lock, [&] { return stopping_ || (job_ != nullptr && job_generation_ != seen_generation); });
     if (stopping_) return;

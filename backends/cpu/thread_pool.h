@@ -13,7 +13,6 @@
 #ifndef HWINFER_BACKENDS_CPU_THREAD_POOL_H_
 #define HWINFER_BACKENDS_CPU_THREAD_POOL_H_
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -71,17 +70,13 @@ class ThreadPool {
 
   std::mutex submit_mutex_;  // one parallel_for at a time (different calling threads)
 
-  // Guards everything below. The three atomics are written only under it, so the condition
-  // variables work as usual; they are atomic so that threads can spin on them without the lock
-  // for a short while before sleeping (a decode step launches hundreds of short kernels, and a
-  // sleeping worker takes tens of microseconds to wake).
-  std::mutex mutex_;
-  std::condition_variable work_ready_;       // workers wait here for a new job or stop
-  std::condition_variable job_drained_;      // the caller waits here for workers to leave the job
-  Job* job_ = nullptr;                       // the job being handed out, or nullptr
-  std::atomic<uint64_t> job_generation_{0};  // bumped for every published job
-  std::atomic<int> active_workers_{0};       // workers currently inside job_
-  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;                     // guards everything below
+  std::condition_variable work_ready_;   // workers wait here for a new job or stop
+  std::condition_variable job_drained_;  // the caller waits here for workers to leave the job
+  Job* job_ = nullptr;                   // the job being handed out, or nullptr
+  uint64_t job_generation_ = 0;          // bumped for every published job
+  int active_workers_ = 0;               // workers currently inside job_
+  bool stopping_ = false;
 };
 
 }  // namespace hwinfer::cpu
