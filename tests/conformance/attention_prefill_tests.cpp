@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "paged_kv_helpers.h"
 
@@ -273,19 +274,8 @@ TEST_P(AttentionPrefillTest, MalformedDescriptorsAreRejected) {
       {"out runs past its buffer", false,
        [](Desc& d) { d.out.offset_bytes += kGuardBandBytes + 4; }},
   };
-  for (const Variant& variant : variants) {
-    SCOPED_TRACE(variant.what);
-    Desc desc = valid;
-    variant.mutate(desc);
-    if (variant.shape_or_dtype) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed attention_prefill was accepted at enqueue";
-    if (launched.ok()) ADD_FAILURE() << "... sync: " << stream().Synchronize().ToString();
-  }
+  ExpectVariantsRejected(device(), stream(), valid, variants,
+                         "a malformed attention_prefill was accepted at enqueue");
   EXPECT_OK(stream().Synchronize());
   std::vector<uint8_t> bytes;
   ASSERT_TRUE(ReadOperand(stream(), ops.out, &bytes, "out"));

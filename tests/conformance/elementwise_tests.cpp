@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "hwinfer/tensor_view.h"
 #include "reference/reference_ops.h"
@@ -47,14 +48,9 @@ bool RunSiluCase(Device& device, Stream& stream, const SiluCase& c, std::mt19937
   gate.FillRandom(rng, -8.0f, 8.0f);  // both tails of the sigmoid
   up.FillRandom(rng, -2.0f, 2.0f);
   out.FillNan();
-  auto gb = UploadImage(device, stream, gate.image);
-  auto ub = UploadImage(device, stream, up.image);
-  auto ob = UploadImage(device, stream, out.image);
-  for (const auto* b : {&gb, &ub, &ob}) {
-    if (!b->ok()) {
-      ADD_FAILURE() << "setting up the operands: " << b->status().ToString();
-      return true;
-    }
+  Buffer gb, ub, ob;
+  if (!UploadAll(device, stream, {{&gb, &gate.image}, {&ub, &up.image}, {&ob, &out.image}})) {
+    return true;
   }
   hwinfer_silu_mul_desc desc;
   std::memset(&desc, 0, sizeof(desc));
@@ -62,67 +58,36 @@ bool RunSiluCase(Device& device, Stream& stream, const SiluCase& c, std::mt19937
   desc.kind = HWINFER_KERNEL_SILU_MUL;
   desc.n_tokens = c.n_tokens;
   desc.dim = c.dim;
-  desc.gate = gate.View(*gb);
-  desc.up = up.View(*ub);
-  desc.out = out.View(*ob);
-  auto support = device.QueryKernel(AsKernelDesc(desc));
-  if (!support.ok()) {
-    ADD_FAILURE() << "kernel_query(silu_mul) failed: " << support.status().ToString();
-    return true;
+  desc.gate = gate.View(gb);
+  desc.up = up.View(ub);
+  desc.out = out.View(ob);
+  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "silu_mul", c.Describe(), reason)) {
+    case LaunchResult::kRan:
+      break;
+    case LaunchResult::kUnsupported:
+      return false;
+    case LaunchResult::kFailed:
+      return true;  // reported
   }
-  if (!support->supported) {
-    reason = c.Describe() + ": " + support->reason;
-    return false;
-  }
-  Status launched = stream.Launch(AsKernelDesc(desc));
-  if (launched.ok()) launched = stream.Synchronize();
-  if (!launched.ok()) {
-    ADD_FAILURE() << "kernel_query said SUPPORTED but running silu_mul failed: "
-                  << launched.ToString();
-    return true;
-  }
-  auto g_after = Download(stream, *gb);
-  auto u_after = Download(stream, *ub);
-  auto o_after = Download(stream, *ob);
-  for (const auto* a : {&g_after, &u_after, &o_after}) {
-    if (!a->ok()) {
-      ADD_FAILURE() << "reading the operands back: " << a->status().ToString();
-      return true;
-    }
-  }
-  EXPECT_TRUE(BytesEqual(g_after->data(), gate.image.data(), gate.image.size(), "gate"));
-  EXPECT_TRUE(BytesEqual(u_after->data(), up.image.data(), up.image.size(), "up"));
-  EXPECT_TRUE(out.OnlyElementsChanged(*o_after, "out"));
+  std::vector<uint8_t> g_after, u_after, o_after;
+  if (!DownloadAll(stream, {{&g_after, &gb}, {&u_after, &ub}, {&o_after, &ob}})) return true;
+  EXPECT_TRUE(BytesEqual(g_after.data(), gate.image.data(), gate.image.size(), "gate"));
+  EXPECT_TRUE(BytesEqual(u_after.data(), up.image.data(), up.image.size(), "up"));
+  EXPECT_TRUE(out.OnlyElementsChanged(o_after, "out"));
   const std::vector<float> g = gate.Dense(gate.image), u = up.Dense(up.image);
   std::vector<float> ref(g.size());
   reference::silu_mul_reference(static_cast<int64_t>(g.size()), g.data(), u.data(), ref.data(),
                                 c.out_dtype == HWINFER_DTYPE_F16);
-  ExpectNmse(out.Dense(*o_after), ref, MaxNmse(c.out_dtype), "out");
+  ExpectNmse(out.Dense(o_after), ref, MaxNmse(c.out_dtype), "out");
   return true;
 }
 
 void RunSiluCases(Device& device, Stream& stream, const std::vector<SiluCase>& cases) {
-  const uint64_t seed = TestSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
-                                  << " repeats these inputs)");
-  std::mt19937_64 rng(seed);
-  int ran = 0;
-  std::string unsupported;
-  for (const SiluCase& c : cases) {
-    std::string reason;
-    if (RunSiluCase(device, stream, c, rng, reason)) {
-      ++ran;
-    } else {
-      unsupported += (unsupported.empty() ? "" : "; ") + reason;
-    }
-  }
-  if (ran == 0) {
-    [&] {
-      GTEST_SKIP() << device.id() << " does not support these silu_mul cases: " << unsupported;
-    }();
-  } else if (!unsupported.empty()) {
-    std::printf("    note: unsupported silu_mul cases: %s\n", unsupported.c_str());
-  }
+  RunCases(device, cases, "silu_mul cases",
+           [&](const SiluCase& c, std::mt19937_64& rng, std::string& reason) {
+             return RunSiluCase(device, stream, c, rng, reason) ? CaseResult::kRan
+                                                                : CaseResult::kUnsupported;
+           });
 }
 
 struct Shape {
@@ -212,22 +177,8 @@ TEST_P(SiluMulTest, MalformedDescriptorsAreRejected) {
       {"out is gate (aliasing)", false, [](hwinfer_silu_mul_desc& d) { d.out = d.gate; }},
       {"up has no buffer", false, [](hwinfer_silu_mul_desc& d) { d.up.buffer = nullptr; }},
   };
-  for (const Variant& variant : variants) {
-    SCOPED_TRACE(variant.what);
-    hwinfer_silu_mul_desc desc = valid;
-    variant.mutate(desc);
-    if (variant.shape_or_dtype) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed silu_mul was accepted at enqueue";
-    if (launched.ok()) {
-      Status synced = stream().Synchronize();
-      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
-    }
-  }
+  ExpectVariantsRejected(device(), stream(), valid, variants,
+                         "a malformed silu_mul was accepted at enqueue");
   EXPECT_OK(stream().Synchronize());
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> out_after, Download(stream(), out));
   EXPECT_TRUE(BytesAre(out_after.data(), out_after.size(), kPoisonByte, "out after rejections"));

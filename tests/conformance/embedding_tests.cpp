@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "hwinfer/tensor_view.h"
 #include "reference/half.h"
@@ -173,77 +174,41 @@ bool RunEmbeddingCase(Device& device, Stream& stream, const EmbeddingCase& c, st
   RowMatrix out(HWINFER_DTYPE_F32, c.n_tokens, c.dim, c.out_pad, c.out_offset);
   out.FillNan();
 
-  auto tb = UploadImage(device, stream, table.image);
-  auto ib = UploadImage(device, stream, ids_image);
-  auto ob = UploadImage(device, stream, out.image);
-  for (const auto* b : {&tb, &ib, &ob}) {
-    if (!b->ok()) {
-      ADD_FAILURE() << "setting up the operands: " << b->status().ToString();
-      return true;
-    }
+  Buffer tb, ib, ob;
+  if (!UploadAll(device, stream, {{&tb, &table.image}, {&ib, &ids_image}, {&ob, &out.image}})) {
+    return true;
   }
-  hwinfer_tensor_view ids_view = ContiguousView(*ib, 32, HWINFER_DTYPE_I32, {c.n_tokens});
+  hwinfer_tensor_view ids_view = ContiguousView(ib, 32, HWINFER_DTYPE_I32, {c.n_tokens});
   ids_view.strides_bytes[0] = c.ids_stride * 4;
   const hwinfer_embedding_desc desc =
-      MakeDesc(c.n_tokens, c.vocab, c.dim, table.View(*tb), ids_view, out.View(*ob));
-  auto support = device.QueryKernel(AsKernelDesc(desc));
-  if (!support.ok()) {
-    ADD_FAILURE() << "kernel_query(embedding) failed: " << support.status().ToString();
-    return true;
+      MakeDesc(c.n_tokens, c.vocab, c.dim, table.View(tb), ids_view, out.View(ob));
+  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "embedding", c.Describe(), reason)) {
+    case LaunchResult::kRan:
+      break;
+    case LaunchResult::kUnsupported:
+      return false;
+    case LaunchResult::kFailed:
+      return true;  // reported
   }
-  if (!support->supported) {
-    reason = c.Describe() + ": " + support->reason;
-    return false;
-  }
-  Status launched = stream.Launch(AsKernelDesc(desc));
-  if (launched.ok()) launched = stream.Synchronize();
-  if (!launched.ok()) {
-    ADD_FAILURE() << "kernel_query said SUPPORTED but running embedding failed: "
-                  << launched.ToString();
-    return true;
-  }
-  auto t_after = Download(stream, *tb);
-  auto i_after = Download(stream, *ib);
-  auto o_after = Download(stream, *ob);
-  for (const auto* a : {&t_after, &i_after, &o_after}) {
-    if (!a->ok()) {
-      ADD_FAILURE() << "reading the operands back: " << a->status().ToString();
-      return true;
-    }
-  }
-  EXPECT_TRUE(BytesEqual(t_after->data(), table.image.data(), table.image.size(), "table"));
-  EXPECT_TRUE(BytesEqual(i_after->data(), ids_image.data(), ids_image.size(), "ids"));
-  EXPECT_TRUE(out.OnlyElementsChanged(*o_after, "out"));
+  std::vector<uint8_t> t_after, i_after, o_after;
+  if (!DownloadAll(stream, {{&t_after, &tb}, {&i_after, &ib}, {&o_after, &ob}})) return true;
+  EXPECT_TRUE(BytesEqual(t_after.data(), table.image.data(), table.image.size(), "table"));
+  EXPECT_TRUE(BytesEqual(i_after.data(), ids_image.data(), ids_image.size(), "ids"));
+  EXPECT_TRUE(out.OnlyElementsChanged(o_after, "out"));
   std::vector<float> ref(static_cast<size_t>(c.n_tokens * c.dim));
   EXPECT_TRUE(reference::embedding_reference(c.n_tokens, c.vocab, c.dim, ReferenceDtype(c.dtype),
                                              table.image.data() + table.offset, table.row_stride,
                                              ids.data(), ref.data()));
-  ExpectNmse(out.Dense(*o_after), ref, kMaxNmseF32, "out");
+  ExpectNmse(out.Dense(o_after), ref, kMaxNmseF32, "out");
   return true;
 }
 
 void RunEmbeddingCases(Device& device, Stream& stream, const std::vector<EmbeddingCase>& cases) {
-  const uint64_t seed = TestSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
-                                  << " repeats these inputs)");
-  std::mt19937_64 rng(seed);
-  int ran = 0;
-  std::string unsupported;
-  for (const EmbeddingCase& c : cases) {
-    std::string reason;
-    if (RunEmbeddingCase(device, stream, c, rng, reason)) {
-      ++ran;
-    } else {
-      unsupported += (unsupported.empty() ? "" : "; ") + reason;
-    }
-  }
-  if (ran == 0) {
-    [&] {
-      GTEST_SKIP() << device.id() << " does not support these embedding cases: " << unsupported;
-    }();
-  } else if (!unsupported.empty()) {
-    std::printf("    note: unsupported embedding cases: %s\n", unsupported.c_str());
-  }
+  RunCases(device, cases, "embedding cases",
+           [&](const EmbeddingCase& c, std::mt19937_64& rng, std::string& reason) {
+             return RunEmbeddingCase(device, stream, c, rng, reason) ? CaseResult::kRan
+                                                                     : CaseResult::kUnsupported;
+           });
 }
 
 struct Shape {
@@ -407,22 +372,11 @@ TEST_P(EmbeddingTest, MalformedDescriptorsAreRejected) {
     SCOPED_TRACE(variant.what);
     hwinfer_embedding_desc desc = valid;
     variant.mutate(desc);
-    if (variant.expect != kRejectedAtLaunch) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-      if (variant.expect == kUnsupportedByQuery) {
-        EXPECT_TRUE(support.ok()) << "a well-formed descriptor the backend cannot run is "
-                                     "UNSUPPORTED (supported = 0), not an error: "
-                                  << support.status().ToString();
-      }
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed embedding was accepted at enqueue";
-    if (launched.ok()) {
-      Status synced = stream().Synchronize();
-      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
-    }
+    ExpectRejected(device(), stream(), AsKernelDesc(desc),
+                   variant.expect == kRejectedAtLaunch     ? QueryCheck::kNotChecked
+                   : variant.expect == kUnsupportedByQuery ? QueryCheck::kUnsupported
+                                                           : QueryCheck::kNotSupported,
+                   "a malformed embedding was accepted at enqueue");
   }
   EXPECT_OK(stream().Synchronize());
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> out_after, Download(stream(), out));

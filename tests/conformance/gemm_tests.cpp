@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "gemm_case.h"
 #include "hwinfer/tensor_view.h"
@@ -52,31 +53,13 @@ std::vector<GemmCase> Cases(const Shape* shapes, size_t count, const GemmCase& b
 // Runs every case with inputs from one seed. Cases the device answers UNSUPPORTED for are listed
 // in a note, or skip the test (with the reasons) when that is all of them.
 void RunCases(Device& device, Stream& stream, const std::vector<GemmCase>& cases) {
-  const uint64_t seed = TestSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
-                                  << " repeats these inputs)");
-  std::mt19937_64 rng(seed);
-  int ran = 0;
-  std::string unsupported;
-  int unsupported_count = 0;
-  for (const GemmCase& gemm : cases) {
-    const GemmOutcome outcome = RunGemmCase(device, stream, gemm, rng);
-    if (outcome.ran) {
-      ++ran;
-    } else if (outcome.unsupported) {
-      ++unsupported_count;
-      unsupported += (unsupported.empty() ? "" : "; ") + outcome.reason;
-    } else {
-      return;  // a setup or query failure, already reported
-    }
-  }
-  if (ran == 0) {
-    [&] { GTEST_SKIP() << device.id() << " does not support these gemm cases: " << unsupported; }();
-  } else if (unsupported_count > 0) {
-    testing::Test::RecordProperty("unsupported_cases", unsupported);
-    std::printf("    note: %d of %zu cases unsupported: %s\n", unsupported_count, cases.size(),
-                unsupported.c_str());
-  }
+  conformance::RunCases(device, cases, "gemm cases",
+                        [&](const GemmCase& c, std::mt19937_64& rng, std::string& reason) {
+                          GemmOutcome outcome = RunGemmCase(device, stream, c, rng);
+                          reason = outcome.reason;
+                          if (outcome.ran) return CaseResult::kRan;
+                          return outcome.unsupported ? CaseResult::kUnsupported : CaseResult::kStop;
+                        });
 }
 
 TEST_P(GemmTest, MatchesReferenceOnOddShapes) {
@@ -224,23 +207,9 @@ TEST_P(GemmTest, MalformedDescriptorsAreRejected) {
        [](hwinfer_gemm_desc& d) { d.c.offset_bytes = UINT64_MAX - 8; }},
       {"c has no buffer", false, [](hwinfer_gemm_desc& d) { d.c.buffer = nullptr; }},
   };
-  for (const Variant& variant : variants) {
-    SCOPED_TRACE(variant.what);
-    hwinfer_gemm_desc desc = valid;
-    variant.mutate(desc);
-    if (variant.shape_or_dtype) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed gemm was accepted at enqueue (plugin.h: errors the "
-                                   "plugin can see at enqueue time are returned then)";
-    if (launched.ok()) {
-      Status synced = stream().Synchronize();
-      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
-    }
-  }
+  ExpectVariantsRejected(device(), stream(), valid, variants,
+                         "a malformed gemm was accepted at enqueue (plugin.h: errors the "
+                         "plugin can see at enqueue time are returned then)");
   EXPECT_OK(stream().Synchronize());  // rejected launches leave the stream usable
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> c_after, Download(stream(), c));
   EXPECT_TRUE(BytesAre(c_after.data(), c_after.size(), kPoisonByte, "c after rejected launches"));

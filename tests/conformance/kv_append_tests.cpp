@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "paged_kv_helpers.h"
 #include "reference/half.h"
@@ -384,19 +385,8 @@ TEST_P(KvAppendTest, MalformedDescriptorsAreRejected) {
       {"k_cache runs past its buffer", false,
        [](hwinfer_kv_append_desc& d) { d.k_cache.offset_bytes += kGuardBandBytes + 1; }},
   };
-  for (const Variant& variant : variants) {
-    SCOPED_TRACE(variant.what);
-    hwinfer_kv_append_desc desc = valid;
-    variant.mutate(desc);
-    if (variant.shape_or_dtype) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed kv_append was accepted at enqueue";
-    if (launched.ok()) ADD_FAILURE() << "... sync: " << stream().Synchronize().ToString();
-  }
+  ExpectVariantsRejected(device(), stream(), valid, variants,
+                         "a malformed kv_append was accepted at enqueue");
   EXPECT_OK(stream().Synchronize());
   std::vector<uint8_t> bytes;
   ASSERT_TRUE(ReadOperand(stream(), k_cache, &bytes, "k_cache"));

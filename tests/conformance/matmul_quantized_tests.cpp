@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "hwinfer/tensor_view.h"
 #include "reference/quantize_blocks.h"
@@ -277,28 +278,13 @@ Outcome RunCase(Device& device, Stream& stream, const QuantCase& q, std::mt19937
 }
 
 void RunCases(Device& device, Stream& stream, const std::vector<QuantCase>& cases) {
-  const uint64_t seed = TestSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
-                                  << " repeats these inputs)");
-  std::mt19937_64 rng(seed);
-  int ran = 0;
-  std::string unsupported;
-  for (const QuantCase& q : cases) {
-    const Outcome outcome = RunCase(device, stream, q, rng);
-    if (outcome.ran) {
-      ++ran;
-    } else if (outcome.unsupported) {
-      unsupported += (unsupported.empty() ? "" : "; ") + outcome.reason;
-    } else {
-      return;  // a setup or query failure, already reported
-    }
-  }
-  if (ran == 0) {
-    [&] { GTEST_SKIP() << device.id() << " does not support these cases: " << unsupported; }();
-  } else if (!unsupported.empty()) {
-    testing::Test::RecordProperty("unsupported_cases", unsupported);
-    std::printf("    note: unsupported cases: %s\n", unsupported.c_str());
-  }
+  conformance::RunCases(device, cases, "cases",
+                        [&](const QuantCase& c, std::mt19937_64& rng, std::string& reason) {
+                          Outcome outcome = RunCase(device, stream, c, rng);
+                          reason = outcome.reason;
+                          if (outcome.ran) return CaseResult::kRan;
+                          return outcome.unsupported ? CaseResult::kUnsupported : CaseResult::kStop;
+                        });
 }
 
 struct Shape {
@@ -421,22 +407,8 @@ TEST_P(MatmulQuantizedTest, MalformedDescriptorsAreRejected) {
       {"y has no buffer", false, [](Desc& d) { d.y.buffer = nullptr; }},
       {"w has no buffer", false, [](Desc& d) { d.w.buffer = nullptr; }},
   };
-  for (const Variant& variant : variants) {
-    SCOPED_TRACE(variant.what);
-    Desc desc = valid;
-    variant.mutate(desc);
-    if (variant.shape_or_dtype) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed matmul_quantized was accepted at enqueue";
-    if (launched.ok()) {
-      Status synced = stream().Synchronize();
-      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
-    }
-  }
+  ExpectVariantsRejected(device(), stream(), valid, variants,
+                         "a malformed matmul_quantized was accepted at enqueue");
   EXPECT_OK(stream().Synchronize());  // rejected launches leave the stream usable
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> y_after, Download(stream(), y));
   EXPECT_TRUE(BytesAre(y_after.data(), y_after.size(), kPoisonByte, "y after rejected launches"));

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "hwinfer/tensor_view.h"
 #include "reference/reference_ops.h"
@@ -57,15 +58,11 @@ bool RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937
   weight.FillRandom(rng, 0.5f, 1.5f);
   out.FillNan();
 
-  auto xb = UploadImage(device, stream, x.image);
-  auto ob = UploadImage(device, stream, out.image);
-  auto rb = UploadImage(device, stream, residual.image);
-  auto wb = UploadImage(device, stream, weight.image);
-  for (const auto* b : {&xb, &ob, &rb, &wb}) {
-    if (!b->ok()) {
-      ADD_FAILURE() << "setting up the operands: " << b->status().ToString();
-      return true;
-    }
+  Buffer xb, ob, rb, wb;
+  if (!UploadAll(
+          device, stream,
+          {{&xb, &x.image}, {&ob, &out.image}, {&rb, &residual.image}, {&wb, &weight.image}})) {
+    return true;
   }
   hwinfer_rms_norm_desc desc;
   std::memset(&desc, 0, sizeof(desc));
@@ -74,44 +71,30 @@ bool RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937
   desc.n_tokens = c.n_tokens;
   desc.dim = c.dim;
   desc.eps = c.eps;
-  desc.x = x.View(*xb);
-  desc.out = out.View(*ob);
-  desc.weight = weight.View(*wb, true);
-  if (has_residual) desc.residual = residual.View(*rb);
+  desc.x = x.View(xb);
+  desc.out = out.View(ob);
+  desc.weight = weight.View(wb, true);
+  if (has_residual) desc.residual = residual.View(rb);
 
-  auto support = device.QueryKernel(AsKernelDesc(desc));
-  if (!support.ok()) {
-    ADD_FAILURE() << "kernel_query(rms_norm) failed: " << support.status().ToString();
+  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "rms_norm", c.Describe(), reason)) {
+    case LaunchResult::kRan:
+      break;
+    case LaunchResult::kUnsupported:
+      return false;
+    case LaunchResult::kFailed:
+      return true;  // reported
+  }
+  std::vector<uint8_t> x_after, o_after, r_after, w_after;
+  if (!DownloadAll(stream, {{&x_after, &xb}, {&o_after, &ob}, {&r_after, &rb}, {&w_after, &wb}})) {
     return true;
   }
-  if (!support->supported) {
-    reason = c.Describe() + ": " + support->reason;
-    return false;
-  }
-  Status launched = stream.Launch(AsKernelDesc(desc));
-  if (launched.ok()) launched = stream.Synchronize();
-  if (!launched.ok()) {
-    ADD_FAILURE() << "kernel_query said SUPPORTED but running rms_norm failed: "
-                  << launched.ToString();
-    return true;
-  }
-  auto x_after = Download(stream, *xb);
-  auto o_after = Download(stream, *ob);
-  auto r_after = Download(stream, *rb);
-  auto w_after = Download(stream, *wb);
-  for (const auto* a : {&x_after, &o_after, &r_after, &w_after}) {
-    if (!a->ok()) {
-      ADD_FAILURE() << "reading the operands back: " << a->status().ToString();
-      return true;
-    }
-  }
-  EXPECT_TRUE(BytesEqual(x_after->data(), x.image.data(), x.image.size(), "x (an input)"));
-  EXPECT_TRUE(BytesEqual(w_after->data(), weight.image.data(), weight.image.size(), "weight"));
-  EXPECT_TRUE(out.OnlyElementsChanged(*o_after, "out"));
+  EXPECT_TRUE(BytesEqual(x_after.data(), x.image.data(), x.image.size(), "x (an input)"));
+  EXPECT_TRUE(BytesEqual(w_after.data(), weight.image.data(), weight.image.size(), "weight"));
+  EXPECT_TRUE(out.OnlyElementsChanged(o_after, "out"));
   if (has_residual) {
-    EXPECT_TRUE(residual.OnlyElementsChanged(*r_after, "residual"));
+    EXPECT_TRUE(residual.OnlyElementsChanged(r_after, "residual"));
   } else {
-    EXPECT_TRUE(BytesEqual(r_after->data(), residual.image.data(), residual.image.size(),
+    EXPECT_TRUE(BytesEqual(r_after.data(), residual.image.data(), residual.image.size(),
                            "an unused residual buffer"));
   }
 
@@ -123,35 +106,19 @@ bool RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937
                                 has_residual ? residual_ref.data() : nullptr,
                                 c.residual_dtype == HWINFER_DTYPE_F16, w_dense.data(),
                                 out_ref.data(), c.out_dtype == HWINFER_DTYPE_F16);
-  ExpectNmse(out.Dense(*o_after), out_ref, MaxNmse(c.out_dtype), "out");
+  ExpectNmse(out.Dense(o_after), out_ref, MaxNmse(c.out_dtype), "out");
   if (has_residual) {
-    ExpectNmse(residual.Dense(*r_after), residual_ref, MaxNmse(c.residual_dtype), "residual");
+    ExpectNmse(residual.Dense(r_after), residual_ref, MaxNmse(c.residual_dtype), "residual");
   }
   return true;
 }
 
 void RunNormCases(Device& device, Stream& stream, const std::vector<NormCase>& cases) {
-  const uint64_t seed = TestSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
-                                  << " repeats these inputs)");
-  std::mt19937_64 rng(seed);
-  int ran = 0;
-  std::string unsupported;
-  for (const NormCase& c : cases) {
-    std::string reason;
-    if (RunNormCase(device, stream, c, rng, reason)) {
-      ++ran;
-    } else {
-      unsupported += (unsupported.empty() ? "" : "; ") + reason;
-    }
-  }
-  if (ran == 0) {
-    [&] {
-      GTEST_SKIP() << device.id() << " does not support these rms_norm cases: " << unsupported;
-    }();
-  } else if (!unsupported.empty()) {
-    std::printf("    note: unsupported rms_norm cases: %s\n", unsupported.c_str());
-  }
+  RunCases(device, cases, "rms_norm cases",
+           [&](const NormCase& c, std::mt19937_64& rng, std::string& reason) {
+             return RunNormCase(device, stream, c, rng, reason) ? CaseResult::kRan
+                                                                : CaseResult::kUnsupported;
+           });
 }
 
 struct Shape {
@@ -259,22 +226,8 @@ TEST_P(RmsNormTest, MalformedDescriptorsAreRejected) {
       {"out is x (aliasing)", false, [](hwinfer_rms_norm_desc& d) { d.x = d.out; }},
       {"x has no buffer", false, [](hwinfer_rms_norm_desc& d) { d.x.buffer = nullptr; }},
   };
-  for (const Variant& variant : variants) {
-    SCOPED_TRACE(variant.what);
-    hwinfer_rms_norm_desc desc = valid;
-    variant.mutate(desc);
-    if (variant.shape_or_dtype) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed rms_norm was accepted at enqueue";
-    if (launched.ok()) {
-      Status synced = stream().Synchronize();
-      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
-    }
-  }
+  ExpectVariantsRejected(device(), stream(), valid, variants,
+                         "a malformed rms_norm was accepted at enqueue");
   EXPECT_OK(stream().Synchronize());
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> out_after, Download(stream(), out));
   EXPECT_TRUE(BytesAre(out_after.data(), out_after.size(), kPoisonByte, "out after rejections"));

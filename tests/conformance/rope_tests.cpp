@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "case_runner.h"
 #include "conformance_fixture.h"
 #include "hwinfer/tensor_view.h"
 #include "reference/reference_ops.h"
@@ -76,14 +77,9 @@ bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937
   if (c.n_tokens > 1) positions.back() = c.max_position;
   const std::vector<uint8_t> positions_image = I32Image(positions, 32);
 
-  auto qb = UploadImage(device, stream, q.image);
-  auto kb = UploadImage(device, stream, k.image);
-  auto pb = UploadImage(device, stream, positions_image);
-  for (const auto* b : {&qb, &kb, &pb}) {
-    if (!b->ok()) {
-      ADD_FAILURE() << "setting up the operands: " << b->status().ToString();
-      return true;
-    }
+  Buffer qb, kb, pb;
+  if (!UploadAll(device, stream, {{&qb, &q.image}, {&kb, &k.image}, {&pb, &positions_image}})) {
+    return true;
   }
   hwinfer_rope_desc desc;
   std::memset(&desc, 0, sizeof(desc));
@@ -96,37 +92,23 @@ bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937
   desc.rotary_dim = c.rotary_dim;
   desc.theta_base = c.theta_base;
   desc.mode = c.mode;
-  desc.q = HeadView(q, *qb, c.n_heads, c.head_dim);
-  desc.k = c.has_k ? HeadView(k, *kb, c.n_kv_heads, c.head_dim) : NoView();
-  desc.positions = ContiguousView(*pb, 32, HWINFER_DTYPE_I32, {c.n_tokens});
-  auto support = device.QueryKernel(AsKernelDesc(desc));
-  if (!support.ok()) {
-    ADD_FAILURE() << "kernel_query(rope) failed: " << support.status().ToString();
-    return true;
+  desc.q = HeadView(q, qb, c.n_heads, c.head_dim);
+  desc.k = c.has_k ? HeadView(k, kb, c.n_kv_heads, c.head_dim) : NoView();
+  desc.positions = ContiguousView(pb, 32, HWINFER_DTYPE_I32, {c.n_tokens});
+  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "rope", c.Describe(), reason)) {
+    case LaunchResult::kRan:
+      break;
+    case LaunchResult::kUnsupported:
+      return false;
+    case LaunchResult::kFailed:
+      return true;  // reported
   }
-  if (!support->supported) {
-    reason = c.Describe() + ": " + support->reason;
-    return false;
-  }
-  Status launched = stream.Launch(AsKernelDesc(desc));
-  if (launched.ok()) launched = stream.Synchronize();
-  if (!launched.ok()) {
-    ADD_FAILURE() << "kernel_query said SUPPORTED but running rope failed: " << launched.ToString();
-    return true;
-  }
-  auto q_after = Download(stream, *qb);
-  auto k_after = Download(stream, *kb);
-  auto p_after = Download(stream, *pb);
-  for (const auto* a : {&q_after, &k_after, &p_after}) {
-    if (!a->ok()) {
-      ADD_FAILURE() << "reading the operands back: " << a->status().ToString();
-      return true;
-    }
-  }
+  std::vector<uint8_t> q_after, k_after, p_after;
+  if (!DownloadAll(stream, {{&q_after, &qb}, {&k_after, &kb}, {&p_after, &pb}})) return true;
   EXPECT_TRUE(
-      BytesEqual(p_after->data(), positions_image.data(), positions_image.size(), "positions"));
-  EXPECT_TRUE(q.OnlyElementsChanged(*q_after, "q"));
-  EXPECT_TRUE(k.OnlyElementsChanged(*k_after, "k"));
+      BytesEqual(p_after.data(), positions_image.data(), positions_image.size(), "positions"));
+  EXPECT_TRUE(q.OnlyElementsChanged(q_after, "q"));
+  EXPECT_TRUE(k.OnlyElementsChanged(k_after, "k"));
   const reference::RopeMode mode =
       c.mode == HWINFER_ROPE_NEOX ? reference::RopeMode::kNeox : reference::RopeMode::kNormal;
   struct Operand {
@@ -135,11 +117,11 @@ bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937
     int64_t n_heads;
     const char* name;
   };
-  std::vector<Operand> operands = {{&q, &*q_after, c.n_heads, "q"}};
+  std::vector<Operand> operands = {{&q, &q_after, c.n_heads, "q"}};
   if (c.has_k) {
-    operands.push_back({&k, &*k_after, c.n_kv_heads, "k"});
+    operands.push_back({&k, &k_after, c.n_kv_heads, "k"});
   } else {
-    EXPECT_TRUE(BytesEqual(k_after->data(), k.image.data(), k.image.size(), "k (absent)"));
+    EXPECT_TRUE(BytesEqual(k_after.data(), k.image.data(), k.image.size(), "k (absent)"));
   }
   for (const Operand& o : operands) {
     std::vector<float> ref = o.m->Dense(o.m->image);
@@ -162,25 +144,11 @@ bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937
 }
 
 void RunRopeCases(Device& device, Stream& stream, const std::vector<RopeCase>& cases) {
-  const uint64_t seed = TestSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed << " (HWINFER_CONFORMANCE_SEED=" << seed
-                                  << " repeats these inputs)");
-  std::mt19937_64 rng(seed);
-  int ran = 0;
-  std::string unsupported;
-  for (const RopeCase& c : cases) {
-    std::string reason;
-    if (RunRopeCase(device, stream, c, rng, reason)) {
-      ++ran;
-    } else {
-      unsupported += (unsupported.empty() ? "" : "; ") + reason;
-    }
-  }
-  if (ran == 0) {
-    [&] { GTEST_SKIP() << device.id() << " does not support these rope cases: " << unsupported; }();
-  } else if (!unsupported.empty()) {
-    std::printf("    note: unsupported rope cases: %s\n", unsupported.c_str());
-  }
+  RunCases(device, cases, "rope cases",
+           [&](const RopeCase& c, std::mt19937_64& rng, std::string& reason) {
+             return RunRopeCase(device, stream, c, rng, reason) ? CaseResult::kRan
+                                                                : CaseResult::kUnsupported;
+           });
 }
 
 struct Shape {
@@ -335,22 +303,11 @@ TEST_P(RopeTest, MalformedDescriptorsAreRejected) {
     SCOPED_TRACE(variant.what);
     hwinfer_rope_desc desc = valid;
     variant.mutate(desc);
-    if (variant.expect != kRejectedAtLaunch) {
-      auto support = device().QueryKernel(AsKernelDesc(desc));
-      EXPECT_FALSE(support.ok() && support->supported)
-          << "kernel_query answered SUPPORTED for a malformed descriptor";
-      if (variant.expect == kUnsupportedByQuery) {
-        EXPECT_TRUE(support.ok()) << "a well-formed descriptor the backend cannot run is "
-                                     "UNSUPPORTED (supported = 0), not an error: "
-                                  << support.status().ToString();
-      }
-    }
-    Status launched = stream().Launch(AsKernelDesc(desc));
-    EXPECT_FALSE(launched.ok()) << "a malformed rope was accepted at enqueue";
-    if (launched.ok()) {
-      Status synced = stream().Synchronize();
-      ADD_FAILURE() << "... and the next synchronize returned " << synced.ToString();
-    }
+    ExpectRejected(device(), stream(), AsKernelDesc(desc),
+                   variant.expect == kRejectedAtLaunch     ? QueryCheck::kNotChecked
+                   : variant.expect == kUnsupportedByQuery ? QueryCheck::kUnsupported
+                                                           : QueryCheck::kNotSupported,
+                   "a malformed rope was accepted at enqueue");
   }
   EXPECT_OK(stream().Synchronize());
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> q_after, Download(stream(), q));
