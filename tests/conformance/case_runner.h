@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -105,34 +106,30 @@ inline bool DownloadAll(
   return true;
 }
 
-// What QueryAndLaunch came to.
-enum class LaunchResult {
-  kRan,          // SUPPORTED, launched and synchronized
-  kUnsupported,  // kernel_query answered UNSUPPORTED; |reason| is "<describe>: <plugin's reason>"
-  kFailed,       // the query or the run failed (reported, naming |kernel|)
-};
-
-// kernel_query for |desc| and, when SUPPORTED, Launch and Synchronize.
-inline LaunchResult QueryAndLaunch(const Device& device, Stream& stream,
-                                   const hwinfer_kernel_desc& desc, const char* kernel,
-                                   const std::string& describe, std::string& reason) {
+// kernel_query for |desc| and, when SUPPORTED, Launch and Synchronize. Empty when it ran (check
+// the results); otherwise what the case came to: kUnsupported with |reason| set to "<describe>:
+// <plugin's reason>", or kRan when the query or the run failed (reported, naming |kernel|; a
+// failed case counts as run).
+inline std::optional<CaseResult> QueryAndLaunch(const Device& device, Stream& stream,
+                                                const hwinfer_kernel_desc& desc, const char* kernel,
+                                                const std::string& describe, std::string& reason) {
   auto support = device.QueryKernel(desc);
   if (!support.ok()) {
     ADD_FAILURE() << "kernel_query(" << kernel << ") failed: " << support.status().ToString();
-    return LaunchResult::kFailed;
+    return CaseResult::kRan;
   }
   if (!support->supported) {
     reason = describe + ": " + support->reason;
-    return LaunchResult::kUnsupported;
+    return CaseResult::kUnsupported;
   }
   Status launched = stream.Launch(desc);
   if (launched.ok()) launched = stream.Synchronize();
   if (!launched.ok()) {
     ADD_FAILURE() << "kernel_query said SUPPORTED but running " << kernel
                   << " failed: " << launched.ToString();
-    return LaunchResult::kFailed;
+    return CaseResult::kRan;
   }
-  return LaunchResult::kRan;
+  return std::nullopt;
 }
 
 // What kernel_query must answer for a malformed descriptor.

@@ -38,9 +38,10 @@ struct SiluCase {
   }
 };
 
-// Runs one case; returns false (with |reason|) when the device answers UNSUPPORTED.
-bool RunSiluCase(Device& device, Stream& stream, const SiluCase& c, std::mt19937_64& rng,
-                 std::string& reason) {
+// Runs one case: kUnsupported (with |reason|) when the device answers UNSUPPORTED, else kRan
+// (its checks report their own failures).
+CaseResult RunSiluCase(Device& device, Stream& stream, const SiluCase& c, std::mt19937_64& rng,
+                       std::string& reason) {
   SCOPED_TRACE(c.Describe());
   RowMatrix gate(c.gate_dtype, c.n_tokens, c.dim, c.pad, c.offset);
   RowMatrix up(c.up_dtype, c.n_tokens, c.dim, c.pad, c.offset);
@@ -50,7 +51,7 @@ bool RunSiluCase(Device& device, Stream& stream, const SiluCase& c, std::mt19937
   out.FillNan();
   Buffer gb, ub, ob;
   if (!UploadAll(device, stream, {{&gb, &gate.image}, {&ub, &up.image}, {&ob, &out.image}})) {
-    return true;
+    return CaseResult::kRan;
   }
   hwinfer_silu_mul_desc desc;
   std::memset(&desc, 0, sizeof(desc));
@@ -61,16 +62,13 @@ bool RunSiluCase(Device& device, Stream& stream, const SiluCase& c, std::mt19937
   desc.gate = gate.View(gb);
   desc.up = up.View(ub);
   desc.out = out.View(ob);
-  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "silu_mul", c.Describe(), reason)) {
-    case LaunchResult::kRan:
-      break;
-    case LaunchResult::kUnsupported:
-      return false;
-    case LaunchResult::kFailed:
-      return true;  // reported
+  if (const auto early =
+          QueryAndLaunch(device, stream, AsKernelDesc(desc), "silu_mul", c.Describe(), reason)) {
+    return *early;
   }
   std::vector<uint8_t> g_after, u_after, o_after;
-  if (!DownloadAll(stream, {{&g_after, &gb}, {&u_after, &ub}, {&o_after, &ob}})) return true;
+  if (!DownloadAll(stream, {{&g_after, &gb}, {&u_after, &ub}, {&o_after, &ob}}))
+    return CaseResult::kRan;
   EXPECT_TRUE(BytesEqual(g_after.data(), gate.image.data(), gate.image.size(), "gate"));
   EXPECT_TRUE(BytesEqual(u_after.data(), up.image.data(), up.image.size(), "up"));
   EXPECT_TRUE(out.OnlyElementsChanged(o_after, "out"));
@@ -79,14 +77,13 @@ bool RunSiluCase(Device& device, Stream& stream, const SiluCase& c, std::mt19937
   reference::silu_mul_reference(static_cast<int64_t>(g.size()), g.data(), u.data(), ref.data(),
                                 c.out_dtype == HWINFER_DTYPE_F16);
   ExpectNmse(out.Dense(o_after), ref, MaxNmse(c.out_dtype), "out");
-  return true;
+  return CaseResult::kRan;
 }
 
 void RunSiluCases(Device& device, Stream& stream, const std::vector<SiluCase>& cases) {
   RunCases(device, cases, "silu_mul cases",
            [&](const SiluCase& c, std::mt19937_64& rng, std::string& reason) {
-             return RunSiluCase(device, stream, c, rng, reason) ? CaseResult::kRan
-                                                                : CaseResult::kUnsupported;
+             return RunSiluCase(device, stream, c, rng, reason);
            });
 }
 

@@ -157,9 +157,10 @@ hwinfer_embedding_desc MakeDesc(int64_t n_tokens, int64_t vocab, int64_t dim,
   return desc;
 }
 
-// Runs one case; returns false (with |reason|) when the device answers UNSUPPORTED.
-bool RunEmbeddingCase(Device& device, Stream& stream, const EmbeddingCase& c, std::mt19937_64& rng,
-                      std::string& reason) {
+// Runs one case: kUnsupported (with |reason|) when the device answers UNSUPPORTED, else kRan
+// (its checks report their own failures).
+CaseResult RunEmbeddingCase(Device& device, Stream& stream, const EmbeddingCase& c,
+                            std::mt19937_64& rng, std::string& reason) {
   SCOPED_TRACE(c.Describe());
   const Table table(c.dtype, c.vocab, c.dim, c.table_row_pad, c.table_offset, rng);
   std::uniform_int_distribution<int32_t> pick(0, static_cast<int32_t>(c.vocab - 1));
@@ -176,22 +177,19 @@ bool RunEmbeddingCase(Device& device, Stream& stream, const EmbeddingCase& c, st
 
   Buffer tb, ib, ob;
   if (!UploadAll(device, stream, {{&tb, &table.image}, {&ib, &ids_image}, {&ob, &out.image}})) {
-    return true;
+    return CaseResult::kRan;
   }
   hwinfer_tensor_view ids_view = ContiguousView(ib, 32, HWINFER_DTYPE_I32, {c.n_tokens});
   ids_view.strides_bytes[0] = c.ids_stride * 4;
   const hwinfer_embedding_desc desc =
       MakeDesc(c.n_tokens, c.vocab, c.dim, table.View(tb), ids_view, out.View(ob));
-  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "embedding", c.Describe(), reason)) {
-    case LaunchResult::kRan:
-      break;
-    case LaunchResult::kUnsupported:
-      return false;
-    case LaunchResult::kFailed:
-      return true;  // reported
+  if (const auto early =
+          QueryAndLaunch(device, stream, AsKernelDesc(desc), "embedding", c.Describe(), reason)) {
+    return *early;
   }
   std::vector<uint8_t> t_after, i_after, o_after;
-  if (!DownloadAll(stream, {{&t_after, &tb}, {&i_after, &ib}, {&o_after, &ob}})) return true;
+  if (!DownloadAll(stream, {{&t_after, &tb}, {&i_after, &ib}, {&o_after, &ob}}))
+    return CaseResult::kRan;
   EXPECT_TRUE(BytesEqual(t_after.data(), table.image.data(), table.image.size(), "table"));
   EXPECT_TRUE(BytesEqual(i_after.data(), ids_image.data(), ids_image.size(), "ids"));
   EXPECT_TRUE(out.OnlyElementsChanged(o_after, "out"));
@@ -200,14 +198,13 @@ bool RunEmbeddingCase(Device& device, Stream& stream, const EmbeddingCase& c, st
                                              table.image.data() + table.offset, table.row_stride,
                                              ids.data(), ref.data()));
   ExpectNmse(out.Dense(o_after), ref, kMaxNmseF32, "out");
-  return true;
+  return CaseResult::kRan;
 }
 
 void RunEmbeddingCases(Device& device, Stream& stream, const std::vector<EmbeddingCase>& cases) {
   RunCases(device, cases, "embedding cases",
            [&](const EmbeddingCase& c, std::mt19937_64& rng, std::string& reason) {
-             return RunEmbeddingCase(device, stream, c, rng, reason) ? CaseResult::kRan
-                                                                     : CaseResult::kUnsupported;
+             return RunEmbeddingCase(device, stream, c, rng, reason);
            });
 }
 

@@ -43,9 +43,10 @@ struct NormCase {
   }
 };
 
-// Runs one case; returns false (with |reason|) when the device answers UNSUPPORTED.
-bool RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937_64& rng,
-                 std::string& reason) {
+// Runs one case: kUnsupported (with |reason|) when the device answers UNSUPPORTED, else kRan
+// (its checks report their own failures).
+CaseResult RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937_64& rng,
+                       std::string& reason) {
   SCOPED_TRACE(c.Describe());
   const bool has_residual = c.residual_dtype != kNoResidual;
   RowMatrix x(c.x_dtype, c.n_tokens, c.dim, c.pad, c.offset);
@@ -62,7 +63,7 @@ bool RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937
   if (!UploadAll(
           device, stream,
           {{&xb, &x.image}, {&ob, &out.image}, {&rb, &residual.image}, {&wb, &weight.image}})) {
-    return true;
+    return CaseResult::kRan;
   }
   hwinfer_rms_norm_desc desc;
   std::memset(&desc, 0, sizeof(desc));
@@ -76,17 +77,13 @@ bool RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937
   desc.weight = weight.View(wb, true);
   if (has_residual) desc.residual = residual.View(rb);
 
-  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "rms_norm", c.Describe(), reason)) {
-    case LaunchResult::kRan:
-      break;
-    case LaunchResult::kUnsupported:
-      return false;
-    case LaunchResult::kFailed:
-      return true;  // reported
+  if (const auto early =
+          QueryAndLaunch(device, stream, AsKernelDesc(desc), "rms_norm", c.Describe(), reason)) {
+    return *early;
   }
   std::vector<uint8_t> x_after, o_after, r_after, w_after;
   if (!DownloadAll(stream, {{&x_after, &xb}, {&o_after, &ob}, {&r_after, &rb}, {&w_after, &wb}})) {
-    return true;
+    return CaseResult::kRan;
   }
   EXPECT_TRUE(BytesEqual(x_after.data(), x.image.data(), x.image.size(), "x (an input)"));
   EXPECT_TRUE(BytesEqual(w_after.data(), weight.image.data(), weight.image.size(), "weight"));
@@ -110,14 +107,13 @@ bool RunNormCase(Device& device, Stream& stream, const NormCase& c, std::mt19937
   if (has_residual) {
     ExpectNmse(residual.Dense(r_after), residual_ref, MaxNmse(c.residual_dtype), "residual");
   }
-  return true;
+  return CaseResult::kRan;
 }
 
 void RunNormCases(Device& device, Stream& stream, const std::vector<NormCase>& cases) {
   RunCases(device, cases, "rms_norm cases",
            [&](const NormCase& c, std::mt19937_64& rng, std::string& reason) {
-             return RunNormCase(device, stream, c, rng, reason) ? CaseResult::kRan
-                                                                : CaseResult::kUnsupported;
+             return RunNormCase(device, stream, c, rng, reason);
            });
 }
 

@@ -62,9 +62,10 @@ std::vector<uint8_t> I32Image(const std::vector<int32_t>& values, uint64_t offse
   return image;
 }
 
-// Runs one case; returns false (with |reason|) when the device answers UNSUPPORTED.
-bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937_64& rng,
-                 std::string& reason) {
+// Runs one case: kUnsupported (with |reason|) when the device answers UNSUPPORTED, else kRan
+// (its checks report their own failures).
+CaseResult RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937_64& rng,
+                       std::string& reason) {
   SCOPED_TRACE(c.Describe());
   RowMatrix q(c.q_dtype, c.n_tokens, c.n_heads * c.head_dim, c.pad, c.offset);
   RowMatrix k(c.k_dtype, c.n_tokens, c.n_kv_heads * c.head_dim, c.pad, c.offset);
@@ -79,7 +80,7 @@ bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937
 
   Buffer qb, kb, pb;
   if (!UploadAll(device, stream, {{&qb, &q.image}, {&kb, &k.image}, {&pb, &positions_image}})) {
-    return true;
+    return CaseResult::kRan;
   }
   hwinfer_rope_desc desc;
   std::memset(&desc, 0, sizeof(desc));
@@ -95,16 +96,13 @@ bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937
   desc.q = HeadView(q, qb, c.n_heads, c.head_dim);
   desc.k = c.has_k ? HeadView(k, kb, c.n_kv_heads, c.head_dim) : NoView();
   desc.positions = ContiguousView(pb, 32, HWINFER_DTYPE_I32, {c.n_tokens});
-  switch (QueryAndLaunch(device, stream, AsKernelDesc(desc), "rope", c.Describe(), reason)) {
-    case LaunchResult::kRan:
-      break;
-    case LaunchResult::kUnsupported:
-      return false;
-    case LaunchResult::kFailed:
-      return true;  // reported
+  if (const auto early =
+          QueryAndLaunch(device, stream, AsKernelDesc(desc), "rope", c.Describe(), reason)) {
+    return *early;
   }
   std::vector<uint8_t> q_after, k_after, p_after;
-  if (!DownloadAll(stream, {{&q_after, &qb}, {&k_after, &kb}, {&p_after, &pb}})) return true;
+  if (!DownloadAll(stream, {{&q_after, &qb}, {&k_after, &kb}, {&p_after, &pb}}))
+    return CaseResult::kRan;
   EXPECT_TRUE(
       BytesEqual(p_after.data(), positions_image.data(), positions_image.size(), "positions"));
   EXPECT_TRUE(q.OnlyElementsChanged(q_after, "q"));
@@ -140,14 +138,13 @@ bool RunRopeCase(Device& device, Stream& stream, const RopeCase& c, std::mt19937
     }
     EXPECT_EQ(tail_changed, 0u) << o.name << ": values past rotary_dim changed";
   }
-  return true;
+  return CaseResult::kRan;
 }
 
 void RunRopeCases(Device& device, Stream& stream, const std::vector<RopeCase>& cases) {
   RunCases(device, cases, "rope cases",
            [&](const RopeCase& c, std::mt19937_64& rng, std::string& reason) {
-             return RunRopeCase(device, stream, c, rng, reason) ? CaseResult::kRan
-                                                                : CaseResult::kUnsupported;
+             return RunRopeCase(device, stream, c, rng, reason);
            });
 }
 
