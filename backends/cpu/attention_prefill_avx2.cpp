@@ -1,5 +1,5 @@
 // attention_prefill_avx2.cpp — the AVX2/FMA/F16C work item of attention_prefill (see
-// attention_prefill.h). Called only after attention_prefill_can_use_avx2() said yes.
+// attention_prefill.h). Called only after cpu_can_use_avx2_kernels() said yes.
 //
 // Hot functions carry a target attribute (HWINFER_PREFILL_TARGET) instead of building the file
 // with -mavx2: inline functions and templates this file shares with others (paged_kv.h,
