@@ -11,15 +11,6 @@ hwinfer_error* attention_decode_paged(const AttentionDecodeProblem& problem, Thr
 }  // namespace avx2
 #endif
 
-bool attention_can_use_avx2() {
-#if HWINFER_CPU_HAVE_AVX2_KERNEL
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         __builtin_cpu_supports("f16c");
-#else
-  return false;
-#endif
-}
-
 hwinfer_error* attention_decode_paged(const AttentionDecodeProblem& problem, ThreadPool& pool,
                                       bool use_avx2) {
 #if HWINFER_CPU_HAVE_AVX2_KERNEL

@@ -30,14 +30,11 @@ struct AttentionDecodeProblem {
 };
 
 // Runs on |pool|, with the AVX2/FMA/F16C build when |use_avx2| (which must come from
-// attention_can_use_avx2()). Returns INVALID_ARGUMENT, having written nothing, when a context
-// length is outside [1, max_blocks_per_seq * block_size] or a used block id outside
-// [0, num_blocks).
+// cpu_can_use_avx2_kernels(), host_info.h). Returns INVALID_ARGUMENT, having written nothing,
+// when a context length is outside [1, max_blocks_per_seq * block_size] or a used block id
+// outside [0, num_blocks).
 hwinfer_error* attention_decode_paged(const AttentionDecodeProblem& problem, ThreadPool& pool,
                                       bool use_avx2);
-
-// True when this build has the AVX2 kernels and the CPU runs AVX2, FMA and F16C.
-bool attention_can_use_avx2();
 
 namespace portable {
 hwinfer_error* attention_decode_paged(const AttentionDecodeProblem& problem, ThreadPool& pool);

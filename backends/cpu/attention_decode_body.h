@@ -13,7 +13,7 @@
 // Per block of KV rows: the K rows are converted to f32 once (shared by the G heads), the G x rows
 // scores computed, exponentiated and summed, then the V rows converted once and accumulated into
 // acc (rescaled by the softmax correction in the same pass). The AVX2 build (F16C) does the dots
-// four rows at a time, exp eight scores at a time (a Cephes-style polynomial, ~1 ulp) and the
+// four rows at a time, exp eight scores at a time (exp_nonpositive_avx2, simd_exp_avx2.h) and the
 // accumulation with acc held in registers across the block's rows; head_dim not a multiple of 8
 // takes the plain loops. Scratch is allocated once per work item, never per row.
 #include <algorithm>
@@ -32,6 +32,8 @@
 
 #if HWINFER_ATTENTION_DECODE_F16C
 #include <immintrin.h>
+
+#include "simd_exp_avx2.h"
 #endif
 
 namespace hwinfer::cpu::HWINFER_ATTENTION_DECODE_NS {
@@ -93,29 +95,6 @@ HWINFER_ATTENTION_DECODE_TARGET inline float dot(const float* a, const float* b,
 }
 
 #if HWINFER_ATTENTION_DECODE_F16C
-// exp(x) for 8 lanes: x = n ln2 + r (|r| <= ln2 / 2), e^r by Cephes' degree-5 polynomial (relative
-// error ~1e-7), 2^n through the exponent bits. Lanes below -87.3 (and -inf) give 0; exp(0) = 1
-// exactly. Inputs here are scores minus their running max, so never above 0.
-HWINFER_ATTENTION_DECODE_TARGET inline __m256 exp8(__m256 x) {
-  const __m256 underflow = _mm256_cmp_ps(x, _mm256_set1_ps(-87.33654f), _CMP_LT_OQ);
-  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.33654f)), _mm256_set1_ps(88.37626f));
-  const __m256 n = _mm256_floor_ps(
-      _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
-  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
-  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.3981999507e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(8.3334519073e-3f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(4.1665795894e-2f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(1.6666665459e-1f));
-  y = _mm256_fmadd_ps(y, r, _mm256_set1_ps(5.0000001201e-1f));
-  y = _mm256_fmadd_ps(y, _mm256_mul_ps(r, r), _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
-  const __m256i exponent =
-      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  y = _mm256_mul_ps(y, _mm256_castsi256_ps(exponent));
-  return _mm256_andnot_ps(underflow, y);
-}
-
 // Sum of the 8 lanes of each of a0..a3 -> [sum a0, sum a1, sum a2, sum a3].
 HWINFER_ATTENTION_DECODE_TARGET inline __m128 hsum4(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
   const __m256 t = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
@@ -158,7 +137,7 @@ HWINFER_ATTENTION_DECODE_TARGET inline float exp_shifted_by(float* s, int64_t n_
   for (; r < n_rows; r += 8) {
     // 8 rows at a time; the last 1..7 padded with -inf (exp = 0).
     for (int i = 0; i < 8; ++i) x[i] = r + i < n_rows ? s[r + i] - shift(r + i) : -INFINITY;
-    const __m256 e = exp8(_mm256_load_ps(x));
+    const __m256 e = exp_nonpositive_avx2(_mm256_load_ps(x));
     _mm256_store_ps(x, e);
     for (int64_t i = 0; i < 8 && r + i < n_rows; ++i) s[r + i] = x[i];
     total = _mm256_add_ps(total, e);
@@ -175,7 +154,7 @@ HWINFER_ATTENTION_DECODE_TARGET inline float exp_shifted_by(float* s, int64_t n_
 }
 
 // s[r] = exp(s[r] - max) for r < n_rows; returns their sum. Full groups of 8 go straight through
-// exp8; the last 1..7 rows through exp_shifted_by.
+// exp_nonpositive_avx2; the last 1..7 rows through exp_shifted_by.
 HWINFER_ATTENTION_DECODE_TARGET inline float exp_shifted(float* s, int64_t n_rows, float max) {
   int64_t r = 0;
   float sum = 0.0f;
@@ -183,7 +162,7 @@ HWINFER_ATTENTION_DECODE_TARGET inline float exp_shifted(float* s, int64_t n_row
   const __m256 shift = _mm256_set1_ps(max);
   __m256 total = _mm256_setzero_ps();
   for (; r + 8 <= n_rows; r += 8) {
-    const __m256 e = exp8(_mm256_sub_ps(_mm256_loadu_ps(s + r), shift));
+    const __m256 e = exp_nonpositive_avx2(_mm256_sub_ps(_mm256_loadu_ps(s + r), shift));
     _mm256_storeu_ps(s + r, e);
     total = _mm256_add_ps(total, e);
   }

@@ -16,6 +16,8 @@
 #include <memory>
 #include <vector>
 
+#include "host_info.h"
+
 namespace hwinfer::cpu {
 
 namespace {
@@ -298,17 +300,8 @@ hwinfer_error* attention_prefill(const AttentionPrefillProblem& p, ThreadPool& p
 }
 
 hwinfer_error* attention_prefill(const AttentionPrefillProblem& p, ThreadPool& pool) {
-  static const bool use_avx2 = attention_prefill_can_use_avx2();
+  static const bool use_avx2 = cpu_can_use_avx2_kernels();
   return attention_prefill(p, pool, use_avx2);
-}
-
-bool attention_prefill_can_use_avx2() {
-#if HWINFER_CPU_HAVE_AVX2_KERNEL
-  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-         __builtin_cpu_supports("f16c");
-#else
-  return false;
-#endif
 }
 
 }  // namespace hwinfer::cpu

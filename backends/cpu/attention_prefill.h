@@ -43,16 +43,13 @@ struct AttentionPrefillProblem {
 };
 
 // Runs on |pool|, with the AVX2/FMA/F16C kernel when |use_avx2| (which must come from
-// attention_prefill_can_use_avx2()). Returns INVALID_ARGUMENT, having written nothing, when
+// cpu_can_use_avx2_kernels(), host_info.h). Returns INVALID_ARGUMENT, having written nothing, when
 // query_start is not 0 = qs[0] <= qs[1] <= ... <= qs[n_seqs] = n_tokens, or (with a prefix) a
 // context length or used block id is out of range.
 hwinfer_error* attention_prefill(const AttentionPrefillProblem& problem, ThreadPool& pool,
                                  bool use_avx2);
-// The same, with the AVX2 kernel whenever attention_prefill_can_use_avx2().
+// The same, with the AVX2 kernel whenever cpu_can_use_avx2_kernels().
 hwinfer_error* attention_prefill(const AttentionPrefillProblem& problem, ThreadPool& pool);
-
-// True when this build has the AVX2 kernel and the CPU runs AVX2, FMA and F16C.
-bool attention_prefill_can_use_avx2();
 
 // Internal to attention_prefill.cpp and attention_prefill_avx2.cpp: one work item of the AVX2
 // kernel, the query tile [begin, end) of sequence seq (tokens [seq_begin, seq_end) of the packed

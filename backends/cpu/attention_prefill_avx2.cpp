@@ -1,5 +1,5 @@
 // attention_prefill_avx2.cpp — the AVX2/FMA/F16C work item of attention_prefill (see
-// attention_prefill.h). Called only after attention_prefill_can_use_avx2() said yes.
+// attention_prefill.h). Called only after cpu_can_use_avx2_kernels() said yes.
 //
 // Hot functions carry a target attribute (HWINFER_PREFILL_TARGET) instead of building the file
 // with -mavx2: inline functions and templates this file shares with others (paged_kv.h,
@@ -19,7 +19,7 @@
 //   S^T = K * Q^T   6 keys x 16 rows FMA micro-kernel; key groups no row of the tile can see
 //                   (causal) are skipped
 //   online softmax  8 rows at a time (vertical over keys): m, l, corr = exp(m_old - m_new),
-//                   masked scores -> probability exactly 0; polynomial exp
+//                   masked scores -> probability exactly 0; exp_nonpositive_avx2
 //   O = corr * O + P * V   6 rows x 16 dims FMA micro-kernel, each row block only over the keys
 //                   its rows may see
 // The full score matrix is never materialised.
@@ -30,6 +30,7 @@
 #include <cstring>
 
 #include "attention_prefill.h"
+#include "simd_exp_avx2.h"
 
 #define HWINFER_PREFILL_TARGET __attribute__((target("avx2,fma,f16c")))
 
@@ -69,28 +70,6 @@ struct Layout {
     total = at;
   }
 };
-
-// exp(x) for x <= 0 (or -inf): Cephes-style range reduction x = n ln2 + r, |r| <= ln2 / 2, and a
-// degree-7 polynomial for e^r (relative error ~2e-7); exactly 0 below -87 (and for -inf, NaN).
-HWINFER_PREFILL_TARGET inline __m256 exp_nonpositive(__m256 x) {
-  const __m256 lowest = _mm256_set1_ps(-87.0f);
-  const __m256 keep = _mm256_cmp_ps(x, lowest, _CMP_GE_OQ);
-  x = _mm256_max_ps(x, lowest);
-  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
-                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  x = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  x = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), x);
-  __m256 y = _mm256_set1_ps(1.9875691500e-4f);
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.3981999507e-3f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(8.3334519073e-3f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(4.1665795894e-2f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(1.6666665459e-1f));
-  y = _mm256_fmadd_ps(y, x, _mm256_set1_ps(5.0000001201e-1f));
-  y = _mm256_fmadd_ps(y, _mm256_mul_ps(x, x), _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
-  const __m256i biased = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
-  const __m256 pow2n = _mm256_castsi256_ps(_mm256_slli_epi32(biased, 23));
-  return _mm256_and_ps(_mm256_mul_ps(y, pow2n), keep);
-}
 
 HWINFER_PREFILL_TARGET inline float half_lane_to_float(uint16_t h) {
   return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(h)));
@@ -289,9 +268,9 @@ HWINFER_PREFILL_TARGET void fold_tile(const Item& it, const float* k, int64_t k_
         _mm256_blendv_ps(m_new, _mm256_setzero_ps(), _mm256_cmp_ps(m_new, minus_inf, _CMP_EQ_OQ));
     __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
     for (j = 0; j + 2 <= all_see; j += 2) {
-      const __m256 p0 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(st + j * rp + rc), ref));
+      const __m256 p0 = exp_nonpositive_avx2(_mm256_sub_ps(_mm256_loadu_ps(st + j * rp + rc), ref));
       const __m256 p1 =
-          exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(st + (j + 1) * rp + rc), ref));
+          exp_nonpositive_avx2(_mm256_sub_ps(_mm256_loadu_ps(st + (j + 1) * rp + rc), ref));
       _mm256_storeu_ps(st + j * rp + rc, p0);
       _mm256_storeu_ps(st + (j + 1) * rp + rc, p1);
       sum0 = _mm256_add_ps(sum0, p0);
@@ -301,12 +280,12 @@ HWINFER_PREFILL_TARGET void fold_tile(const Item& it, const float* k, int64_t k_
       const __m256 visible =
           _mm256_castsi256_ps(_mm256_cmpgt_epi32(vis8, _mm256_set1_epi32(static_cast<int>(j))));
       const __m256 s = _mm256_blendv_ps(minus_inf, _mm256_loadu_ps(st + j * rp + rc), visible);
-      const __m256 prob = exp_nonpositive(_mm256_sub_ps(s, ref));
+      const __m256 prob = exp_nonpositive_avx2(_mm256_sub_ps(s, ref));
       _mm256_storeu_ps(st + j * rp + rc, prob);
       sum0 = _mm256_add_ps(sum0, prob);
     }
     for (; j < n; ++j) _mm256_storeu_ps(st + j * rp + rc, _mm256_setzero_ps());
-    const __m256 c = exp_nonpositive(_mm256_sub_ps(m_old, ref));
+    const __m256 c = exp_nonpositive_avx2(_mm256_sub_ps(m_old, ref));
     _mm256_storeu_ps(corr + rc, c);
     _mm256_storeu_ps(l + rc,
                      _mm256_fmadd_ps(_mm256_loadu_ps(l + rc), c, _mm256_add_ps(sum0, sum1)));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gemm_f32_microkernel.h"
+#include "host_info.h"
 
 namespace hwinfer::cpu {
 
@@ -247,14 +248,7 @@ void gemm_small_m(const GemmF32Problem& p, ThreadPool& pool) {
 }  // namespace
 
 GemmIsa detect_gemm_isa() {
-#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL) && (defined(__x86_64__) || defined(__i386__))
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-      __builtin_cpu_supports("f16c")) {
-    return GemmIsa::kAvx2Fma;
-  }
-#endif
-  return GemmIsa::kPortable;
+  return cpu_can_use_avx2_kernels() ? GemmIsa::kAvx2Fma : GemmIsa::kPortable;
 }
 
 const char* gemm_isa_name(GemmIsa isa) {

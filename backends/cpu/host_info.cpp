@@ -93,6 +93,16 @@ std::array<uint8_t, 16> uuid_from_machine_id(std::string_view machine_id) {
   return uuid;
 }
 
+bool cpu_can_use_avx2_kernels() {
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+#else
+  return false;
+#endif
+}
+
 CpuIdentity read_cpu_identity() {
   CpuIdentity identity;
   const std::string cpuinfo = read_file("/proc/cpuinfo");

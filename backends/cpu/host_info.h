@@ -1,5 +1,6 @@
 // host_info.h — what the machine says about its CPU and memory: /proc/cpuinfo, /proc/meminfo,
-// /etc/machine-id and sysconf. Feeds device_get_info.
+// /etc/machine-id and sysconf (feeds device_get_info), and the run-time instruction-set check that
+// picks between the AVX2 and the portable kernels.
 //
 // Pure reads: nothing here caches, logs or fails loudly; a missing file or field yields the
 // documented fallback. The parsers take text so they can be tested without the real files.
@@ -37,6 +38,11 @@ std::array<uint8_t, 16> uuid_from_machine_id(std::string_view machine_id);
 
 CpuIdentity read_cpu_identity();
 HostMemory read_host_memory();
+
+// True when this build has the AVX2 kernels (HWINFER_CPU_HAVE_AVX2_KERNEL) and the CPU runs AVX2,
+// FMA and F16C: the one check in front of every *_avx2.cpp kernel (GEMM, quantized matmul,
+// attention decode and prefill).
+bool cpu_can_use_avx2_kernels();
 
 }  // namespace hwinfer::cpu
 

@@ -72,6 +72,17 @@ bool view_is_non_overlapping(const hwinfer_tensor_view& view, uint64_t element_b
   return true;
 }
 
+// The buffer checks check_view and check_block_view share: |view| has a buffer, and it belongs to
+// |device|.
+hwinfer_error* check_buffer(const hwinfer_tensor_view& view, const ViewExpectation& e,
+                            const hwinfer_device* device) {
+  if (view.buffer == nullptr) return invalid(e, "has no buffer", "");
+  if (view.buffer->device != device) {
+    return invalid(e, "lives in a buffer of another device", "");
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 uint64_t dtype_element_bytes(uint32_t dtype) {
@@ -166,13 +177,8 @@ hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation
     return invalid(e, "is an output whose elements overlap: strides ",
                    shape_string(view.strides_bytes, view.rank));
   }
-  if (view.buffer == nullptr) {
-    if (!require_buffer) return nullptr;
-    return invalid(e, "has no buffer", "");
-  }
-  if (view.buffer->device != device) {
-    return invalid(e, "lives in a buffer of another device", "");
-  }
+  if (view.buffer == nullptr && !require_buffer) return nullptr;
+  if (hwinfer_error* error = check_buffer(view, e, device)) return error;
   const uint64_t size = view.buffer->size_bytes;
   const uint64_t offset = view.offset_bytes;
   const bool below = lowest < 0 && static_cast<uint64_t>(-lowest) > offset;
@@ -256,13 +262,8 @@ hwinfer_error* check_block_view(const hwinfer_tensor_view& view, const ViewExpec
     return invalid(e, "has shape and strides whose byte extent overflows: shape ",
                    shape_string(view.shape, 2), ", strides " + shape_string(view.strides_bytes, 2));
   }
-  if (view.buffer == nullptr) {
-    if (!require_buffer) return nullptr;
-    return invalid(e, "has no buffer", "");
-  }
-  if (view.buffer->device != device) {
-    return invalid(e, "lives in a buffer of another device", "");
-  }
+  if (view.buffer == nullptr && !require_buffer) return nullptr;
+  if (hwinfer_error* error = check_buffer(view, e, device)) return error;
   const uint64_t size = view.buffer->size_bytes;
   const uint64_t offset = view.offset_bytes;
   if (offset > size || static_cast<uint64_t>(end) > size - offset) {

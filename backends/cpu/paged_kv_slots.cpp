@@ -9,6 +9,7 @@
 
 #include "attention_decode.h"
 #include "attention_prefill.h"
+#include "host_info.h"
 #include "kernel_views.h"
 #include "kv_append.h"
 
@@ -323,7 +324,7 @@ hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
     problem.v = paged_pool(d.v_cache, d.v_scales);
     problem.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
     ThreadPool* pool = stream->pool;
-    const bool use_avx2 = attention_can_use_avx2();
+    const bool use_avx2 = cpu_can_use_avx2_kernels();
     return stream->worker.enqueue([problem, pool, use_avx2]() -> hwinfer_error* {
       return attention_decode_paged(problem, *pool, use_avx2);
     });

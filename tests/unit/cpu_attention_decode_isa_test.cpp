@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "attention_decode.h"
+#include "host_info.h"
 #include "reference/half.h"
 #include "reference/reference_attention.h"
 #include "thread_pool.h"
@@ -71,7 +72,7 @@ TEST(CpuAttentionDecodeIsa, BothBuildsMatchTheReference) {
 
   ThreadPool pool(2);
   for (bool use_avx2 : {false, true}) {
-    if (use_avx2 && !attention_can_use_avx2()) continue;
+    if (use_avx2 && !cpu_can_use_avx2_kernels()) continue;
     SCOPED_TRACE(use_avx2 ? "avx2" : "portable");
     std::vector<float> out(q.size(), NAN);
     p.out = reinterpret_cast<uint8_t*>(out.data());

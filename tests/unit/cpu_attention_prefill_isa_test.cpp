@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "attention_prefill.h"
+#include "host_info.h"
 #include "reference/half.h"
 #include "thread_pool.h"
 
@@ -19,7 +20,7 @@ namespace hwinfer::cpu {
 namespace {
 
 TEST(CpuAttentionPrefillIsa, PortableAndAvx2BuildsAgree) {
-  if (!attention_prefill_can_use_avx2()) GTEST_SKIP() << "no AVX2/FMA/F16C on this CPU";
+  if (!cpu_can_use_avx2_kernels()) GTEST_SKIP() << "no AVX2/FMA/F16C on this CPU";
   constexpr int64_t n_heads = 8, n_kv = 2, dim = 64, block_size = 16, num_blocks = 8;
   const std::vector<int32_t> query_start = {0, 33, 103};
   const std::vector<int32_t> context = {40, 0};
