@@ -256,7 +256,6 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   const IntLayout& I = impl.ints;
   const int64_t MB = impl.max_blocks_per_seq;
   std::fill(ints.begin(), ints.end(), 0);
-  ints[static_cast<size_t>(I.query_start)] = 0;
   std::vector<int64_t> logits_rows;  // per chunk in |order|: the token row, or -1
   int64_t row = 0;
   for (size_t i : order) {
