@@ -1,0 +1,84 @@
+// hwinfer/bench_config.h — the sections of a config file that describe a benchmark (model,
+// workload, scheduler, metrics, output), beside the runtime section (hwinfer/config.h) that picks
+// backends and devices. One YAML file holds both; this parser reads only its own keys and, like the
+// runtime parser, rejects unknown keys and bad values with file:line:column and the expected form.
+//
+//   model:
+//     path: models/x.gguf           # a GGUF file, or:
+//     shape: small                  # a configs/models name or a *.yaml path, with
+//     type: q8_0                    #   f32 | f16 | bf16 | q8_0 | q4_0 (default f16)
+//     weights: synthesize           #   synthesize: random weights written once to `cache_dir`
+//                                   #     (reused afterwards) | dummy: no file, weights left as the
+//                                   #     device initialises them (for simulated/large shapes)
+//     cache_dir: ~/.cache/hwinfer   #   optional; default $XDG_CACHE_HOME/hwinfer or ~/.cache/hwinfer
+//   workload:                       # hwinfer/workload.h
+//     num_requests: 32
+//     arrivals: offline | poisson | gamma
+//     rate: 4.0                     # requests/s
+//     burstiness: 1.0
+//     max_concurrency: 0
+//     input: 128 | {dist: uniform, min: 16, max: 256} | {dist: normal, mean: 128, std: 32, min: 1, max: 512}
+//     output: 64 | {...}
+//     file: requests.jsonl          # optional; lengths from the file
+//     seed: 0
+//   scheduler:                      # hwinfer/scheduler.h + executor options
+//     mode: continuous | dynamic | static
+//     max_batch_tokens: 512
+//     max_sequences: 16
+//     batch_timeout_ms: 50
+//     ageing_s: 1.0
+//     kv_block_size: 16
+//     kv_dtype: f16 | i8
+//     kv_cache_tokens: 0            # 0 = fit `memory_utilization` of the device memory after the
+//     memory_utilization: 0.9       #   weights and activations (capped for the CPU, see bench_runner.h)
+//   metrics:
+//     slo: {ttft_ms: 500, tpot_ms: 50, e2el_ms: 0}   # goodput; 0 = no limit
+//   output:
+//     json: results/run.json        # optional; also --json
+//     csv: results/run              # optional prefix: <prefix>_requests.csv, <prefix>_steps.csv
+//     markdown: results/run.md      # optional
+//   backend: cpu                    # optional: which loaded backend's first device to run on
+//   device: cpu:0                   # optional: an exact device (backend:index)
+// Relative paths resolve against the config file's folder. Every section is optional; defaults
+// are the values shown.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "hwinfer/metrics.h"
+#include "hwinfer/scheduler.h"
+#include "hwinfer/status.h"
+#include "hwinfer/workload.h"
+
+namespace hwinfer {
+
+struct ModelSource {
+  std::string path;         // GGUF file (exclusive with shape)
+  std::string shape;        // configs/models name or yaml path
+  std::string type = "f16"; // weight type for shape
+  enum class Weights { kSynthesize, kDummy };
+  Weights weights = Weights::kSynthesize;
+  std::string cache_dir;    // resolved; "" = default
+};
+
+struct BenchConfig {
+  std::string file;
+  ModelSource model;
+  WorkloadSpec workload;
+  SchedulerOptions scheduler;
+  int32_t kv_block_size = 16;
+  std::string kv_dtype = "f16";
+  int64_t kv_cache_tokens = 0;
+  double memory_utilization = 0.9;
+  SloTargets slo;
+  std::string json_out, csv_prefix, markdown_out;
+  std::string backend, device;
+};
+
+// Reads the benchmark sections of |path| (the runtime section is left to LoadRuntimeConfig).
+StatusOr<BenchConfig> LoadBenchConfig(const std::string& path);
+StatusOr<BenchConfig> ParseBenchConfig(const std::string& yaml_text, const std::string& display_name,
+                                       const std::string& base_dir = ".");
+
+}  // namespace hwinfer

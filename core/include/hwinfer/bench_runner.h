@@ -1,0 +1,59 @@
+// hwinfer/bench_runner.h — runs one benchmark end to end: the workload's requests arrive on a
+// clock, the scheduler plans each step, the executor runs it on one device, the sampler picks
+// tokens, and the metrics layer records every token and step ("measure end to end").
+//
+// The clock is the host's wall clock, except on a simulated device (HWINFER_DEVICE_TYPE_VIRTUAL)
+// whose event timestamps are a virtual clock: there step times come from device events and idle
+// gaps jump to the next arrival, so a run on simulated hardware finishes as fast as the host can
+// plan it. Scheduling and metrics overhead is measured separately on the host (host_overhead_s).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "hwinfer/bench_config.h"
+#include "hwinfer/device.h"
+#include "hwinfer/hardware_spec.h"
+#include "hwinfer/metrics.h"
+#include "hwinfer/status.h"
+
+namespace hwinfer {
+
+struct BenchProgress {
+  int64_t finished = 0, total = 0;   // requests
+  int64_t running = 0, waiting = 0;
+  double now_s = 0;                  // run clock
+  int64_t output_tokens = 0;
+};
+
+struct BenchRunOptions {
+  std::optional<HardwareSpec> hardware;   // spec peaks (else the device's own spec, if any)
+  double measured_bandwidth_bytes_per_s = 0;  // from the probe; 0 = run it
+  double measured_flops = 0;
+  std::function<void(const BenchProgress&)> on_progress;  // called after each step
+};
+
+struct BenchResult {
+  RunSummary summary;
+  std::vector<RequestRecord> requests;
+  std::vector<StepRecord> steps;
+  double host_overhead_s = 0;   // time spent in the scheduler and metrics (not in Step)
+  double step_time_s = 0;       // sum of step times on the run clock
+  nlohmann::json json;          // the whole result document (env, model, workload, scheduler,
+                                // summary keys flat at the top, phases, hardware)
+};
+
+// Resolves the model (opens, synthesises once into the cache, or builds a dummy-weight model),
+// creates the executor and scheduler and runs the workload to completion. Errors name the config
+// key or file at fault; a request that can never fit is recorded as failed with the reason (the
+// run goes on).
+StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
+                               const BenchRunOptions& options = {});
+
+}  // namespace hwinfer

@@ -1,0 +1,150 @@
+// hwinfer/scheduler.h — one request scheduler for every backend (DESIGN section 4): a pure state
+// machine with an injected clock that decides, step by step, which sequences run and how many
+// tokens each one feeds, over the core's paged KV cache (KvBlockManager).
+//
+// Continuous batching (iteration level, vLLM / Orca style), per Schedule(now):
+//   1. running decodes first: each running request that has its prompt cached feeds its last
+//      output token (one token, one KV slot); when the KV cache has no block for it, the victim
+//      (lowest priority, then latest arrival, then highest id; never the request being served if
+//      another exists) is preempted by recompute: its KV blocks are released, it goes back to the
+//      front of the waiting queue and later re-prefills prompt + the tokens it already produced,
+//      so it resumes exactly where it stopped (no output token is lost or repeated);
+//   2. then prefill chunks (chunked prefill) for requests whose prompt is partly cached, then for
+//      waiting requests in order of effective priority (priority + waited / ageing_s, ties FCFS),
+//      while the token budget (max_batch_tokens), the sequence cap (max_sequences) and free KV
+//      blocks allow.
+// Static batching: a batch of up to max_sequences requests is formed only from requests present
+// when the previous batch has fully finished, and it runs to completion (waits for a full batch
+// unless nothing more can arrive: Schedule is told via |more_arrivals|). Dynamic batching: like
+// static, but a partial batch starts once its oldest request has waited batch_timeout_s.
+// Both still use the token budget for prefill chunks; neither admits into a running batch.
+//
+// Admission (Add) rejects at once a request that can never fit: prompt + max_new_tokens over
+// max_model_len, or more KV blocks than the whole cache holds, or an empty prompt / zero
+// max_new_tokens. The KV manager is shared with the executor: the executor's Step appends the
+// planned tokens (LlamaExecutor::Step -> KvBlockManager::Append); the scheduler plans against the
+// manager's free blocks and releases the sequences it preempts, cancels or finishes.
+//
+// Sequence ids handed to the executor are the request ids. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hwinfer/kv_block_manager.h"
+#include "hwinfer/llama_executor.h"
+#include "hwinfer/status.h"
+
+namespace hwinfer {
+
+using RequestId = int64_t;
+
+enum class BatchingMode { kContinuous = 0, kDynamic = 1, kStatic = 2 };
+// "continuous" | "dynamic" | "static"; and back. Parse returns InvalidArgument naming the value.
+const char* BatchingModeName(BatchingMode mode);
+StatusOr<BatchingMode> ParseBatchingMode(const std::string& text);
+
+struct SchedulerOptions {
+  BatchingMode mode = BatchingMode::kContinuous;
+  int64_t max_batch_tokens = 512;  // token budget per step (decode tokens + prefill chunk tokens)
+  int64_t max_sequences = 16;      // sequences per step; also the static/dynamic batch size
+  int64_t max_model_len = 2048;    // prompt + max_new_tokens may not exceed it
+  double batch_timeout_s = 0.05;   // dynamic batching: start a partial batch after this wait
+  double ageing_s = 1.0;           // a waiting request gains one priority level per ageing_s
+  // InvalidArgument naming the field ("max_batch_tokens must be > 0, got 0").
+  Status Validate() const;
+};
+
+struct Request {
+  RequestId id = 0;               // unique, >= 0
+  std::vector<int32_t> prompt;    // non-empty
+  int64_t max_new_tokens = 1;     // output tokens to produce (> 0); EOS is not special
+  int priority = 0;               // higher runs first; equal priorities are FCFS
+  double arrival_s = 0;           // when it arrived (the clock of Schedule)
+};
+
+// One step's plan. chunks[i] belongs to requests[i]; the executor runs them as one Step.
+struct StepPlan {
+  std::vector<SequenceChunk> chunks;
+  std::vector<RequestId> requests;
+  std::vector<bool> is_prefill;       // chunk i is a prefill chunk (else one decode token)
+  std::vector<RequestId> preempted;   // preempted (KV released) while planning this step
+  int64_t prefill_tokens = 0;
+  int64_t decode_tokens = 0;
+  bool empty() const { return chunks.empty(); }
+};
+
+// What Complete reports for each chunk that produced a token.
+struct TokenEvent {
+  RequestId request = 0;
+  int32_t token = 0;
+  int64_t index = 0;      // 0 for the first output token
+  bool finished = false;  // the request reached max_new_tokens (its KV is released)
+};
+
+enum class RequestState { kWaiting, kRunning, kFinished, kCancelled };
+
+class Scheduler {
+ public:
+  // |kv| must outlive the scheduler (the executor's manager, or a test's).
+  static StatusOr<std::unique_ptr<Scheduler>> Create(const SchedulerOptions& options,
+                                                     KvBlockManager* kv);
+
+  // Queues a request (its arrival_s should be <= the next Schedule's now). Errors, with the
+  // request id and the numbers: InvalidArgument (empty prompt, max_new_tokens <= 0, negative id),
+  // AlreadyExists (id used before), ResourceExhausted (can never fit: prompt + max_new_tokens >
+  // max_model_len, or its blocks > the cache's). A rejected request leaves no state behind.
+  Status Add(Request request);
+
+  // Drops a waiting or running request and releases its KV; NotFound for an unknown or already
+  // finished one. Its tokens so far stay in Output().
+  Status Cancel(RequestId id);
+
+  // Plans the next step at time |now_s|. |more_arrivals| = requests may still be Added later
+  // (static/dynamic batching wait for a full batch only while it is true). An empty plan means
+  // nothing can run now (idle, or a dynamic batch still waiting: see NextWakeTime).
+  StepPlan Schedule(double now_s, bool more_arrivals = true);
+
+  // Feeds back the step's sampled tokens: |sampled|[i] is the token of chunks[i] (ignored for
+  // chunks that did not want logits). Finished requests release their KV here.
+  std::vector<TokenEvent> Complete(const StepPlan& plan, const std::vector<int32_t>& sampled);
+
+  // When a dynamic batch's timeout expires (infinity when nothing waits on a timeout).
+  double NextWakeTime() const;
+
+  bool HasUnfinished() const;  // anything waiting or running
+  int64_t num_waiting() const;
+  int64_t num_running() const;
+  int64_t num_preemptions() const { return preemptions_; }
+  RequestState State(RequestId id) const;      // kFinished for unknown ids is not implied: check Has
+  bool Has(RequestId id) const;
+  const std::vector<int32_t>& Output(RequestId id) const;  // output tokens so far
+  int64_t Preemptions(RequestId id) const;
+  // The first time the request was scheduled (-1 before), for queue-time metrics.
+  double FirstScheduled(RequestId id) const;
+  const SchedulerOptions& options() const { return options_; }
+  const KvBlockManager& kv() const { return *kv_; }
+
+  // Checks the scheduler's own invariants and the KV manager's (every running request's cached
+  // tokens match its block table, waiting requests hold no blocks); Internal naming the first
+  // violation. For tests.
+  Status CheckInvariants() const;
+
+ private:
+  struct Entry;
+  Scheduler(const SchedulerOptions& options, KvBlockManager* kv);
+
+  SchedulerOptions options_;
+  KvBlockManager* kv_;
+  std::map<RequestId, std::unique_ptr<Entry>> entries_;
+  std::deque<RequestId> waiting_;
+  std::vector<RequestId> running_;
+  int64_t preemptions_ = 0;
+  bool batch_active_ = false;  // static/dynamic: a batch is running to completion
+};
+
+}  // namespace hwinfer
