@@ -198,6 +198,13 @@ Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
     uint64_t n = 1;
     for (uint64_t dim : specs[i].dims) n *= dim;
     const uint32_t tensor_type = specs[i].norm ? HWINFER_DTYPE_F32 : type;
+    if (options.zero_weights) {
+      uint64_t block_values = 0, block_bytes = 0;
+      GgmlTypeBlock(tensor_type, &block_values, &block_bytes);
+      HWINFER_RETURN_IF_ERROR(writer.AddTensor(specs[i].name, tensor_type, specs[i].dims, nullptr,
+                                               n / block_values * block_bytes));
+      continue;
+    }
     std::vector<float> values = specs[i].norm
                                     ? std::vector<float>(n, 1.0f)
                                     : RandomValues(n, a, options.seed * 0x100000001b3ull + i);

@@ -18,6 +18,9 @@ struct SynthOptions {
   // Weights are uniform in [-a, a] with a = std * sqrt(3), so their standard deviation is |std|
   // (0.02 as in the shared tiny-llama files keeps activations finite at any depth we ship).
   double std = 0.02;
+  // Every tensor (norms included) all zeros, written as a sparse file: "dummy" weights for
+  // measuring shapes too large to generate (vLLM's --load-format dummy). Writes in milliseconds.
+  bool zero_weights = false;
 };
 
 // "f16" -> HWINFER_DTYPE_F16, ...; InvalidArgument listing the accepted names otherwise.

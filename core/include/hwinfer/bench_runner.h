@@ -33,6 +33,10 @@ struct BenchProgress {
 };
 
 struct BenchRunOptions {
+  // The GGUF file to run; empty = config.model.path. The CLI resolves `model: {shape, type,
+  // weights}` into a file first (tools/cli/bench_model_source.h: synthesised once, or a sparse
+  // dummy-weight file), because synthesis lives with the tools, not in the core.
+  std::string model_path;
   std::optional<HardwareSpec> hardware;   // spec peaks (else the device's own spec, if any)
   double measured_bandwidth_bytes_per_s = 0;  // from the probe; 0 = run it
   double measured_flops = 0;
@@ -43,14 +47,16 @@ struct BenchResult {
   RunSummary summary;
   std::vector<RequestRecord> requests;
   std::vector<StepRecord> steps;
+  std::vector<std::vector<int32_t>> outputs;  // per request (by id): the tokens it produced
   double host_overhead_s = 0;   // time spent in the scheduler and metrics (not in Step)
   double step_time_s = 0;       // sum of step times on the run clock
   nlohmann::json json;          // the whole result document (env, model, workload, scheduler,
                                 // summary keys flat at the top, phases, hardware)
 };
 
-// Resolves the model (opens, synthesises once into the cache, or builds a dummy-weight model),
-// creates the executor and scheduler and runs the workload to completion. Errors name the config
+// Opens the model, sizes the KV cache (kv_cache_tokens, else memory_utilization of the device
+// memory left after the weights and activations, capped at max_sequences x context length),
+// creates the executor and scheduler, and runs the workload to completion with greedy sampling. Errors name the config
 // key or file at fault; a request that can never fit is recorded as failed with the reason (the
 // run goes on).
 StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,

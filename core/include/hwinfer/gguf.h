@@ -172,6 +172,8 @@ class GgufWriter {
   Status AddKv(std::string key, GgufValue value);
   // Errors: duplicate name, 0 or more than 4 dims, a zero dim, an unknown type, dims[0] not a
   // multiple of the type's block, or |size_bytes| different from what dims and type need.
+  // |data| == nullptr means all-zero bytes: WriteFile leaves a hole (a sparse file), so a
+  // dummy-weight model of any size costs no disk space and no time to write.
   Status AddTensor(std::string name, uint32_t ggml_type, std::vector<uint64_t> dims,
                    const void* data, uint64_t size_bytes);
 

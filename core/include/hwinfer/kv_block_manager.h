@@ -57,6 +57,9 @@ class KvBlockManager {
   bool HasSequence(SequenceId sequence) const { return sequences_.count(sequence) != 0; }
   // Tokens held and the block table of a sequence (empty for unknown sequences).
   int64_t SequenceTokens(SequenceId sequence) const;
+  // Tokens held by all sequences (a token shared after Fork counts once per sequence).
+  int64_t TotalTokens() const;
+  int64_t num_sequences() const { return static_cast<int64_t>(sequences_.size()); }
   const std::vector<int32_t>& BlockTable(SequenceId sequence) const;
   int32_t RefCount(int32_t block) const { return ref_counts_.at(static_cast<size_t>(block)); }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "hwinfer/device.h"
+#include "hwinfer/kernel_cost.h"
 #include "hwinfer/kv_block_manager.h"
 #include "hwinfer/llama_model.h"
 #include "hwinfer/llama_weights.h"
@@ -49,6 +50,15 @@ struct SequenceChunk {
   bool want_logits = true;  // return the logits of the chunk's last token
 };
 
+// What the last Step did, for the metrics layer: the bytes and FLOPs of every kernel it launched,
+// counted by the core from the descriptors (hwinfer/kernel_cost.h), and its duration on the
+// device's clock (event timestamps around the step's work: the virtual clock on a simulated device).
+struct StepStats {
+  CostTotals cost;
+  int64_t kernels = 0;
+  double device_seconds = 0;
+};
+
 class LlamaExecutor {
  public:
   // Places the weights, allocates the KV pools and activations, and checks every kernel with
@@ -72,6 +82,9 @@ class LlamaExecutor {
   Status Fork(SequenceId parent, SequenceId child) { return kv_.Fork(parent, child); }
 
   const KvBlockManager& kv() const { return kv_; }
+  // The scheduler plans against (and releases sequences in) the same manager the steps append to.
+  KvBlockManager* mutable_kv() { return &kv_; }
+  const StepStats& last_step() const { return last_step_; }
   const LlamaModel& model() const { return weights_->model(); }
   const LlamaWeights& weights() const { return *weights_; }
   const ExecutorOptions& options() const { return options_; }
@@ -92,6 +105,7 @@ class LlamaExecutor {
   KvBlockManager kv_;
   std::unique_ptr<LlamaWeights> weights_;
   std::unique_ptr<Impl> impl_;
+  StepStats last_step_;
 };
 
 }  // namespace hwinfer

@@ -73,6 +73,7 @@ namespace hwinfer {
 
 struct LlamaExecutor::Impl {
   Stream stream;
+  Event step_start, step_end;  // around each step's work, for StepStats::device_seconds
   Buffer activations;
   executor_internal::ActivationLayout layout;
   executor_internal::IntLayout ints;

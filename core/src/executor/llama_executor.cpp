@@ -133,6 +133,8 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
   impl.kv_dtype = options.kv_dtype;
   impl.max_blocks_per_seq = (m.context_length + bs - 1) / bs;
   HWINFER_ASSIGN_OR_RETURN(impl.stream, device->CreateStream());
+  HWINFER_ASSIGN_OR_RETURN(impl.step_start, device->CreateEvent());
+  HWINFER_ASSIGN_OR_RETURN(impl.step_end, device->CreateEvent());
   HWINFER_ASSIGN_OR_RETURN(e->weights_, LlamaWeights::Place(device, model, impl.stream));
 
   const int64_t T = options.max_batch_tokens, S = options.max_sequences;
@@ -310,11 +312,33 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
 
   // ---- run ----
   Stream& stream = impl.stream;
+  last_step_ = StepStats{};
+  HWINFER_RETURN_IF_ERROR(impl.step_start.Record(stream));
   HWINFER_RETURN_IF_ERROR(stream.CopyH2D(ints.data(), impl.activations, impl.layout.ints,
                                          ints.size() * sizeof(int32_t)));
-  const KernelSink launch = [&stream](const hwinfer_kernel_desc& desc, const char* what) {
+  // Attention's context lengths and query starts live in the I32 region: read them from the host
+  // copy just uploaded.
+  const hwinfer_buffer* activations = impl.activations.handle();
+  const uint64_t ints_begin = impl.layout.ints;
+  const IntArrayReader read_ints = [&](const hwinfer_tensor_view& view,
+                                       std::vector<int32_t>* out) {
+    if (view.buffer != activations || view.offset_bytes < ints_begin || view.rank < 1) {
+      return false;
+    }
+    int64_t count = 1;
+    for (uint32_t d = 0; d < view.rank; ++d) count *= view.shape[d];
+    const uint64_t first = (view.offset_bytes - ints_begin) / sizeof(int32_t);
+    if (count < 0 || first + static_cast<uint64_t>(count) > ints.size()) return false;
+    out->assign(ints.begin() + static_cast<int64_t>(first),
+                ints.begin() + static_cast<int64_t>(first) + count);
+    return true;
+  };
+  const KernelSink launch = [&](const hwinfer_kernel_desc& desc, const char* what) {
     Status status = stream.Launch(desc);
-    return status.ok() ? status : status.WithContext(what);
+    if (!status.ok()) return status.WithContext(what);
+    last_step_.cost.Add(CountKernelCost(desc, read_ints));
+    ++last_step_.kernels;
+    return status;
   };
   HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, launch));
   const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
@@ -333,7 +357,10 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
                                            impl.host_logits.data(),
                                            impl.host_logits.size() * sizeof(float)));
   }
+  HWINFER_RETURN_IF_ERROR(impl.step_end.Record(stream));
   HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext("executor step"));
+  HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns, Event::ElapsedNs(impl.step_start, impl.step_end));
+  last_step_.device_seconds = static_cast<double>(step_ns) * 1e-9;
 
   std::vector<std::vector<float>> result(batch.size());
   size_t next_logits = 0;

@@ -24,6 +24,12 @@ int64_t KvBlockManager::SequenceTokens(SequenceId sequence) const {
   return it == sequences_.end() ? 0 : it->second.tokens;
 }
 
+int64_t KvBlockManager::TotalTokens() const {
+  int64_t total = 0;
+  for (const auto& [id, sequence] : sequences_) total += sequence.tokens;
+  return total;
+}
+
 const std::vector<int32_t>& KvBlockManager::BlockTable(SequenceId sequence) const {
   static const std::vector<int32_t> kEmpty;
   auto it = sequences_.find(sequence);

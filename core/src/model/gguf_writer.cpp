@@ -8,6 +8,8 @@
 #include <cstring>
 #include <memory>
 
+#include <unistd.h>
+
 #include "hwinfer/gguf.h"
 
 namespace hwinfer {
@@ -204,7 +206,11 @@ StatusOr<std::vector<uint8_t>> GgufWriter::Serialize() const {
   HWINFER_ASSIGN_OR_RETURN(std::vector<uint8_t> out, BuildHeader(&alignment, &offsets));
   for (const Tensor& t : tensors_) {
     const auto* bytes = static_cast<const uint8_t*>(t.data);
-    out.insert(out.end(), bytes, bytes + t.info.size_bytes);
+    if (bytes != nullptr) {
+      out.insert(out.end(), bytes, bytes + t.info.size_bytes);
+    } else {
+      out.resize(out.size() + t.info.size_bytes, 0);  // a zero tensor
+    }
     out.resize(AlignUp(out.size(), alignment), 0);
   }
   return out;
@@ -220,13 +226,22 @@ Status GgufWriter::WriteFile(const std::string& path) const {
   }
   const std::vector<uint8_t> zeros(alignment, 0);
   bool ok = std::fwrite(header.data(), 1, header.size(), file.get()) == header.size();
+  uint64_t end = header.size();
   for (const Tensor& t : tensors_) {
     if (!ok) break;
     const auto size = static_cast<size_t>(t.info.size_bytes);
     const size_t pad = static_cast<size_t>(AlignUp(t.info.size_bytes, alignment)) - size;
+    end += size + pad;
+    if (t.data == nullptr) {  // zeros: leave a hole (a sparse file) instead of writing them
+      ok = fseeko(file.get(), static_cast<off_t>(size + pad), SEEK_CUR) == 0;
+      continue;
+    }
     ok = std::fwrite(t.data, 1, size, file.get()) == size &&
          std::fwrite(zeros.data(), 1, pad, file.get()) == pad;
   }
+  // A trailing hole only exists once the file is extended to its full size.
+  ok = ok && std::fflush(file.get()) == 0 &&
+       ftruncate(fileno(file.get()), static_cast<off_t>(end)) == 0;
   if (!ok || std::fflush(file.get()) != 0) {
     return Internal(path + ": write failed: " + std::strerror(errno));
   }

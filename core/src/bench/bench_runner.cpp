@@ -1,0 +1,352 @@
+// bench_runner.cpp — one benchmark run end to end (hwinfer/bench_runner.h): requests arrive on
+// the run clock, the scheduler plans each step, the executor runs it, greedy sampling picks the
+// tokens, and every token and step is recorded for the metrics layer.
+//
+// The run clock starts at 0 when the first request may arrive. On a real device it is the host's
+// steady clock (idle gaps are slept through, "measure end to end"); on a simulated device
+// (HWINFER_DEVICE_TYPE_VIRTUAL) each step lasts its virtual device time and idle gaps jump to the
+// next event. A token's time is the end of the step that produced it.
+#include "hwinfer/bench_runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <thread>
+
+#include "hwinfer/llama_executor.h"
+#include "hwinfer/llama_model.h"
+#include "hwinfer/plugin_loader.h"
+#include "hwinfer/probe.h"
+#include "hwinfer/sampler.h"
+#include "hwinfer/scheduler.h"
+#include "hwinfer/workload.h"
+
+namespace hwinfer {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+double SecondsSince(SteadyClock::time_point start) {
+  return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
+StatusOr<uint32_t> ParseKvDtype(const std::string& name) {
+  if (name == "f16") return uint32_t{HWINFER_DTYPE_F16};
+  if (name == "i8") return uint32_t{HWINFER_DTYPE_I8};
+  return InvalidArgument("scheduler.kv_dtype is '" + name + "'; expected f16 | i8");
+}
+
+// The weight dtype that dominates the model's FLOPs (its layer matrices).
+uint32_t ModelWeightType(const LlamaModel& model) {
+  return model.layers().empty() ? HWINFER_DTYPE_F32 : model.layers().front().wq->ggml_type;
+}
+
+// Spec FLOP/s for the dtype the model's matmuls run in (int8 dots for Q8_0/Q4_0 where the spec
+// gives it, else f16).
+double SpecFlopsFor(uint32_t weight_type, const DeviceInfo& info) {
+  switch (weight_type) {
+    case HWINFER_DTYPE_F32: return info.spec_peak_flops_f32;
+    case HWINFER_DTYPE_BF16: return info.spec_peak_flops_bf16;
+    case HWINFER_DTYPE_Q8_0:
+    case HWINFER_DTYPE_Q4_0:
+      return info.spec_peak_flops_int8 > 0 ? info.spec_peak_flops_int8 : info.spec_peak_flops_f16;
+    default: return info.spec_peak_flops_f16;
+  }
+}
+
+const char* WeightTypeName(uint32_t type) {
+  switch (type) {
+    case HWINFER_DTYPE_F32: return "f32";
+    case HWINFER_DTYPE_F16: return "f16";
+    case HWINFER_DTYPE_BF16: return "bf16";
+    case HWINFER_DTYPE_Q8_0: return "q8_0";
+    case HWINFER_DTYPE_Q4_0: return "q4_0";
+    default: return "other";
+  }
+}
+
+// Bytes of the executor's activation buffer, estimated from the shape (F32 rows; see
+// executor_internal.h's ActivationLayout), for sizing the KV cache.
+double ActivationBytes(const ModelShape& m, int64_t tokens, int64_t sequences) {
+  const double q = static_cast<double>(m.n_heads * m.head_dim());
+  const double kv = static_cast<double>(m.n_kv_heads * m.head_dim());
+  const double per_token = 3.0 * m.d_model + 2.0 * q + 2.0 * kv + 3.0 * m.ffn_dim + 4.0;
+  const double per_sequence = static_cast<double>(m.d_model + m.vocab_size) + 8.0;
+  return 4.0 * (per_token * tokens + per_sequence * sequences);
+}
+
+// KV tokens to allocate: the config's, else memory_utilization of the device memory after the
+// weights and activations, capped at what max_sequences full-length sequences could ever hold.
+StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const LlamaModel& model,
+                                const Device& device) {
+  const ModelShape& m = model.shape();
+  const int64_t cap = config.scheduler.max_sequences * m.context_length;
+  if (config.kv_cache_tokens > 0) return config.kv_cache_tokens;
+  const double per_token = model.shape().KvBytesPerToken(config.kv_dtype == "i8" ? 1.0 : 2.0);
+  const double memory = static_cast<double>(device.info().memory_total_bytes);
+  if (memory <= 0) return cap;
+  const double left = memory * config.memory_utilization - static_cast<double>(model.weight_bytes()) -
+                      ActivationBytes(m, config.scheduler.max_batch_tokens,
+                                      config.scheduler.max_sequences);
+  const auto fit = static_cast<int64_t>(left / per_token);
+  if (fit < m.context_length) {
+    return OutOfMemory(fmt::format(
+        "{}: after the weights ({:.2f} GiB) and activations, {:.0f}% of the device memory "
+        "({:.2f} GiB) holds {} KV tokens, less than one {}-token sequence; lower "
+        "scheduler.max_batch_tokens, raise scheduler.memory_utilization or set "
+        "scheduler.kv_cache_tokens",
+        device.id(), static_cast<double>(model.weight_bytes()) / (1 << 30),
+        100 * config.memory_utilization, memory / (1 << 30), std::max<int64_t>(fit, 0),
+        m.context_length));
+  }
+  return std::min(fit, cap);
+}
+
+nlohmann::json WorkloadJson(const WorkloadSpec& w) {
+  auto length = [](const LengthDistribution& d) {
+    nlohmann::json j = {{"dist", LengthKindName(d.kind)}};
+    if (d.kind == LengthDistribution::Kind::kFixed) j["value"] = d.value;
+    if (d.kind != LengthDistribution::Kind::kFixed) j.update({{"min", d.min}, {"max", d.max}});
+    if (d.kind == LengthDistribution::Kind::kNormal) j.update({{"mean", d.mean}, {"std", d.std}});
+    return j;
+  };
+  return {{"num_requests", w.num_requests}, {"arrivals", ArrivalsName(w.arrivals)},
+          {"rate", w.rate},                 {"burstiness", w.burstiness},
+          {"max_concurrency", w.max_concurrency},
+          {"input", length(w.input)},       {"output", length(w.output)},
+          {"file", w.jsonl_file},           {"seed", w.seed}};
+}
+
+}  // namespace
+
+StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
+                               const BenchRunOptions& options) {
+  if (device == nullptr) return InvalidArgument("RunBench: no device");
+  // ---- model, executor, scheduler ----
+  const std::string path = options.model_path.empty() ? config.model.path : options.model_path;
+  if (path.empty()) {
+    return InvalidArgument(config.file + ": model: no GGUF file to run (model.path, or a shape "
+                           "resolved by the CLI)");
+  }
+  HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<const LlamaModel> model, LlamaModel::Open(path));
+  const ModelShape& shape = model->shape();
+  ExecutorOptions eo;
+  eo.max_batch_tokens = config.scheduler.max_batch_tokens;
+  eo.max_sequences = config.scheduler.max_sequences;
+  eo.kv_block_size = config.kv_block_size;
+  HWINFER_ASSIGN_OR_RETURN(eo.kv_dtype, ParseKvDtype(config.kv_dtype));
+  HWINFER_ASSIGN_OR_RETURN(eo.kv_cache_tokens, KvCacheTokens(config, *model, *device));
+  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
+                           LlamaExecutor::Create(device, model, eo));
+  SchedulerOptions so = config.scheduler;
+  so.max_model_len = shape.context_length;
+  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
+                           Scheduler::Create(so, executor->mutable_kv()));
+  HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> workload,
+                           GenerateWorkload(config.workload, shape.vocab_size));
+
+  // ---- peaks ----
+  const DeviceInfo& info = device->info();
+  DeviceInfo spec = info;
+  if (options.hardware) {
+    spec.spec_peak_bandwidth_bytes_per_s = options.hardware->peak_bandwidth_bytes_per_s;
+    spec.spec_peak_flops_f32 = options.hardware->peak_flops_f32;
+    spec.spec_peak_flops_f16 = options.hardware->peak_flops_f16;
+    spec.spec_peak_flops_bf16 = options.hardware->peak_flops_bf16;
+    spec.spec_peak_flops_int8 = options.hardware->peak_flops_int8;
+    spec.spec_source = options.hardware->file;
+  }
+  PeakRates peaks;
+  peaks.spec_bandwidth_bytes_per_s = spec.spec_peak_bandwidth_bytes_per_s;
+  peaks.spec_flops = SpecFlopsFor(ModelWeightType(*model), spec);
+  peaks.measured_bandwidth_bytes_per_s = options.measured_bandwidth_bytes_per_s;
+  peaks.measured_flops = options.measured_flops;
+  if (peaks.measured_bandwidth_bytes_per_s <= 0) {
+    ProbeOptions probe;
+    probe.bandwidth_bytes = 64ull << 20;
+    probe.repetitions = 3;
+    HWINFER_ASSIGN_OR_RETURN(ProbeResult measured, ProbeDevice(device, probe));
+    if (measured.read_bandwidth.measured) peaks.measured_bandwidth_bytes_per_s = measured.read_bandwidth.value;
+    if (measured.gemm_f32.measured && peaks.measured_flops <= 0) peaks.measured_flops = measured.gemm_f32.value;
+  }
+
+  // ---- the run ----
+  const bool virtual_clock = info.device_type == HWINFER_DEVICE_TYPE_VIRTUAL;
+  const auto n = static_cast<int64_t>(workload.size());
+  BenchResult result;
+  result.requests.resize(workload.size());
+  result.outputs.resize(workload.size());
+  for (size_t i = 0; i < workload.size(); ++i) {
+    RequestRecord& r = result.requests[i];
+    r.id = workload[i].id;
+    r.arrival_s = workload[i].arrival_s;
+    r.input_tokens = workload[i].input_len;
+  }
+  Sampler sampler(SamplingParams{});
+  const SteadyClock::time_point wall_start = SteadyClock::now();
+  double now = 0;  // the run clock
+  auto clock_now = [&] { return virtual_clock ? now : SecondsSince(wall_start); };
+  auto wait_until = [&](double t) {
+    if (virtual_clock) {
+      now = std::max(now, t);
+    } else {
+      const double gap = t - SecondsSince(wall_start);
+      if (gap > 0) std::this_thread::sleep_for(std::chrono::duration<double>(gap));
+    }
+  };
+
+  size_t next_arrival = 0;
+  std::deque<size_t> held;  // arrived, waiting for a concurrency slot
+  int64_t in_flight = 0, done = 0, output_tokens = 0;
+  const int64_t concurrency = config.workload.max_concurrency;
+  double overhead = 0;
+
+  auto admit = [&](size_t i) {
+    const WorkloadRequest& w = workload[i];
+    Request request{w.id, w.prompt, w.output_len, w.priority, w.arrival_s};
+    Status added = scheduler->Add(std::move(request));
+    if (!added.ok()) {
+      result.requests[i].failed = true;
+      result.requests[i].error = added.message();
+      ++done;
+      return;
+    }
+    ++in_flight;
+  };
+
+  while (done < n) {
+    const SteadyClock::time_point plan_start = SteadyClock::now();
+    const double t = clock_now();
+    while (next_arrival < workload.size() && workload[next_arrival].arrival_s <= t) {
+      held.push_back(next_arrival++);
+    }
+    while (!held.empty() && (concurrency <= 0 || in_flight < concurrency)) {
+      admit(held.front());
+      held.pop_front();
+    }
+    const bool more = next_arrival < workload.size() || !held.empty();
+    StepPlan plan = scheduler->Schedule(t, more);
+    overhead += SecondsSince(plan_start);
+    if (plan.empty()) {
+      if (done >= n) break;
+      double wake = scheduler->NextWakeTime();
+      if (next_arrival < workload.size()) wake = std::min(wake, workload[next_arrival].arrival_s);
+      if (!std::isfinite(wake)) {
+        if (scheduler->HasUnfinished() || !held.empty()) {
+          return Internal(fmt::format(
+              "bench: the scheduler planned nothing with {} waiting and {} running requests and "
+              "nothing left to arrive",
+              scheduler->num_waiting(), scheduler->num_running()));
+        }
+        continue;  // the last requests were rejected at admission
+      }
+      wait_until(wake);
+      continue;
+    }
+
+    const double step_start = clock_now();
+    HWINFER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> logits, executor->Step(plan.chunks));
+    const StepStats& stats = executor->last_step();
+    const double step_end =
+        virtual_clock ? (now = step_start + stats.device_seconds) : SecondsSince(wall_start);
+    std::vector<int32_t> sampled(plan.chunks.size(), -1);
+    for (size_t c = 0; c < plan.chunks.size(); ++c) {
+      if (logits[c].empty()) continue;
+      HWINFER_ASSIGN_OR_RETURN(sampled[c], sampler.Sample(logits[c]));
+    }
+
+    const SteadyClock::time_point record_start = SteadyClock::now();
+    for (const TokenEvent& event : scheduler->Complete(plan, sampled)) {
+      RequestRecord& r = result.requests[static_cast<size_t>(event.request)];
+      r.token_times_s.push_back(step_end);
+      result.outputs[static_cast<size_t>(event.request)].push_back(event.token);
+      r.output_tokens = static_cast<int64_t>(r.token_times_s.size());
+      ++output_tokens;
+      if (event.finished) {
+        r.first_scheduled_s = scheduler->FirstScheduled(event.request);
+        r.preemptions = scheduler->Preemptions(event.request);
+        ++done;
+        --in_flight;
+      }
+    }
+    StepRecord step;
+    step.start_s = step_start;
+    step.end_s = step_end;
+    step.prefill_tokens = plan.prefill_tokens;
+    step.decode_tokens = plan.decode_tokens;
+    step.sequences = static_cast<int64_t>(plan.chunks.size());
+    step.bytes = stats.cost.bytes;
+    step.flops = stats.cost.flops;
+    step.kv_used_blocks = executor->kv().num_used_blocks();
+    step.kv_used_tokens = executor->kv().TotalTokens();
+    step.preemptions = static_cast<int64_t>(plan.preempted.size());
+    result.steps.push_back(step);
+    result.step_time_s += step_end - step_start;
+    overhead += SecondsSince(record_start);
+    if (options.on_progress) {
+      options.on_progress({done, n, scheduler->num_running(), scheduler->num_waiting(),
+                           step_end, output_tokens});
+    }
+  }
+
+  // ---- summary and the result document ----
+  const SteadyClock::time_point summary_start = SteadyClock::now();
+  SummaryInputs inputs;
+  inputs.requests = result.requests;
+  inputs.steps = result.steps;
+  inputs.peaks = peaks;
+  inputs.slo = config.slo;
+  inputs.kv_capacity_blocks = executor->kv().num_blocks();
+  inputs.kv_block_size = executor->kv().block_size();
+  result.summary = SummarizeRun(inputs);
+  overhead += SecondsSince(summary_start);
+  result.host_overhead_s = overhead;
+
+  nlohmann::json json = SummaryToJson(result.summary);
+  json["env"] = {{"device", info.name},
+                 {"device_id", device->id()},
+                 {"backend", device->plugin().name()},
+                 {"vendor", info.vendor},
+                 {"driver", info.driver},
+                 {"device_type", info.device_type_name()},
+                 {"memory_total_bytes", info.memory_total_bytes},
+                 {"virtual_clock", virtual_clock}};
+  json["hardware"] = {{"spec_source", spec.spec_source},
+                      {"spec_bandwidth_bytes_per_s", peaks.spec_bandwidth_bytes_per_s},
+                      {"spec_flops", peaks.spec_flops},
+                      {"measured_bandwidth_bytes_per_s", peaks.measured_bandwidth_bytes_per_s},
+                      {"measured_flops", peaks.measured_flops}};
+  json["model"] = {{"file", path},
+                   {"name", shape.name},
+                   {"weight_type", WeightTypeName(ModelWeightType(*model))},
+                   {"params", shape.TotalParams()},
+                   {"weight_bytes", model->weight_bytes()},
+                   {"n_layers", shape.n_layers},
+                   {"d_model", shape.d_model},
+                   {"n_heads", shape.n_heads},
+                   {"n_kv_heads", shape.n_kv_heads},
+                   {"context_length", shape.context_length},
+                   {"kv_bytes_per_token", executor->kv_bytes_per_token()}};
+  json["workload"] = WorkloadJson(config.workload);
+  json["scheduler"] = {{"mode", BatchingModeName(so.mode)},
+                       {"max_batch_tokens", so.max_batch_tokens},
+                       {"max_sequences", so.max_sequences},
+                       {"batch_timeout_s", so.batch_timeout_s},
+                       {"ageing_s", so.ageing_s},
+                       {"kv_block_size", eo.kv_block_size},
+                       {"kv_dtype", config.kv_dtype},
+                       {"kv_cache_tokens", eo.kv_cache_tokens}};
+  json["slo"] = {{"ttft_ms", config.slo.ttft_ms},
+                 {"tpot_ms", config.slo.tpot_ms},
+                 {"e2el_ms", config.slo.e2el_ms}};
+  json["host_overhead_s"] = result.host_overhead_s;
+  json["step_time_s"] = result.step_time_s;
+  result.json = std::move(json);
+  return result;
+}
+
+}  // namespace hwinfer

@@ -1,0 +1,207 @@
+// bench_runner_test.cpp — the benchmark loop end to end: on the CPU backend with the shared tiny
+// Llama (tokens must equal each request generated alone; the JSON must be complete and agree with
+// the per-request records), and on the simulated backend (deterministic; preemption must not
+// change any output; continuous batching must beat static batching on a mixed workload).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "hwinfer/bench_runner.h"
+#include "hwinfer/generate.h"
+#include "hwinfer/llama_executor.h"
+#include "hwinfer/llama_model.h"
+#include "hwinfer/registry.h"
+
+namespace hwinfer {
+namespace {
+
+std::string DataFile(const std::string& name) {
+  return std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/" + name;
+}
+
+// A fresh registry per device so the plugin's threads end with the test (see
+// llama_executor_test.cpp).
+std::shared_ptr<Device> OpenDevice(const std::string& id) {
+  auto registry = Registry::FromSearchPaths({HWINFER_PLUGIN_BUILD_DIR});
+  EXPECT_TRUE(registry.ok()) << registry.status().ToString();
+  if (!registry.ok()) return nullptr;
+  auto found = registry->Find(id);
+  EXPECT_TRUE(found.ok()) << found.status().ToString();
+  if (!found.ok()) return nullptr;
+  auto device = registry->Open(**found);
+  EXPECT_TRUE(device.ok()) << device.status().ToString();
+  return device.ok() ? *device : nullptr;
+}
+
+// A mixed workload on the tiny model: 10 requests, prompts 4..40 tokens, outputs 1..12 tokens.
+BenchConfig MixedConfig(const std::string& model_file) {
+  BenchConfig config;
+  config.file = "test";
+  config.model.path = DataFile(model_file);
+  config.workload.num_requests = 10;
+  config.workload.input.kind = LengthDistribution::Kind::kUniform;
+  config.workload.input.min = 4;
+  config.workload.input.max = 40;
+  config.workload.output.kind = LengthDistribution::Kind::kUniform;
+  config.workload.output.min = 1;
+  config.workload.output.max = 12;
+  config.workload.seed = 7;
+  config.scheduler.max_batch_tokens = 32;  // forces chunked prefill of the longer prompts
+  config.scheduler.max_sequences = 4;
+  return config;
+}
+
+BenchRunOptions FixedPeaks() {
+  BenchRunOptions options;
+  options.measured_bandwidth_bytes_per_s = 1e10;  // skip the probe: the test checks bookkeeping
+  options.measured_flops = 1e11;
+  return options;
+}
+
+TEST(BenchRunner, CpuTokensEqualEachRequestAlone) {
+  const BenchConfig config = MixedConfig("tiny-llama-f32.gguf");
+  auto device = OpenDevice("cpu:0");
+  ASSERT_NE(device, nullptr);
+  auto result = RunBench(config, device, FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  auto workload = GenerateWorkload(config.workload, 512);
+  ASSERT_TRUE(workload.ok());
+  ASSERT_EQ(result->outputs.size(), workload->size());
+
+  auto model = LlamaModel::Open(config.model.path);
+  ASSERT_TRUE(model.ok());
+  auto executor = LlamaExecutor::Create(device, *model, ExecutorOptions{});
+  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+  for (const WorkloadRequest& w : *workload) {
+    auto alone = Generate(**executor, {w.prompt}, w.output_len, SamplingParams{},
+                          /*first_sequence=*/1000 + w.id);
+    ASSERT_TRUE(alone.ok()) << alone.status().ToString();
+    EXPECT_EQ(result->outputs[static_cast<size_t>(w.id)], alone->tokens[0]) << "request " << w.id;
+  }
+}
+
+TEST(BenchRunner, CpuJsonIsCompleteAndConsistent) {
+  const BenchConfig config = MixedConfig("tiny-llama-q8_0.gguf");
+  auto result = RunBench(config, OpenDevice("cpu:0"), FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const nlohmann::json& j = result->json;
+  for (const char* key :
+       {"duration", "completed", "failed", "total_input_tokens", "total_output_tokens",
+        "request_throughput", "output_throughput", "total_token_throughput", "mean_ttft_ms",
+        "median_ttft_ms", "p99_ttft_ms", "mean_tpot_ms", "median_tpot_ms", "p99_itl_ms",
+        "mean_e2el_ms", "phases", "env", "model", "workload", "scheduler", "hardware"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(j["completed"].get<int64_t>(), 10);
+  EXPECT_EQ(j["failed"].get<int64_t>(), 0);
+  EXPECT_EQ(j["env"]["backend"].get<std::string>(), "cpu");
+
+  // Per request: E2E = TTFT + TPOT x (n_out - 1), and the JSON's totals and means agree.
+  int64_t outputs = 0, inputs = 0;
+  double e2e_sum = 0;
+  for (const RequestRecord& r : result->requests) {
+    ASSERT_FALSE(r.failed) << r.error;
+    ASSERT_EQ(r.output_tokens, static_cast<int64_t>(r.token_times_s.size()));
+    ASSERT_TRUE(std::is_sorted(r.token_times_s.begin(), r.token_times_s.end()));
+    const double ttft = r.token_times_s.front() - r.arrival_s;
+    const double e2e = r.token_times_s.back() - r.arrival_s;
+    if (r.output_tokens > 1) {
+      const double tpot = (e2e - ttft) / static_cast<double>(r.output_tokens - 1);
+      EXPECT_NEAR(e2e, ttft + tpot * static_cast<double>(r.output_tokens - 1), 1e-9);
+    }
+    EXPECT_GE(r.first_scheduled_s, r.arrival_s);
+    EXPECT_LE(r.first_scheduled_s, r.token_times_s.front());
+    outputs += r.output_tokens;
+    inputs += r.input_tokens;
+    e2e_sum += e2e;
+  }
+  EXPECT_EQ(j["total_output_tokens"].get<int64_t>(), outputs);
+  EXPECT_EQ(j["total_input_tokens"].get<int64_t>(), inputs);
+  EXPECT_NEAR(j["mean_e2el_ms"].get<double>(), 1e3 * e2e_sum / 10, 1e-6);
+  // E2E ~ TTFT + TPOT x (n_out - 1) also holds for the means within the spread of n_out.
+  EXPECT_GT(j["mean_e2el_ms"].get<double>(), j["mean_ttft_ms"].get<double>());
+  // Every token came from a step, and the steps' byte counts are real.
+  int64_t step_tokens = 0;
+  for (const StepRecord& s : result->steps) {
+    EXPECT_GT(s.bytes, 0);
+    EXPECT_GT(s.flops, 0);
+    EXPECT_LE(s.prefill_tokens + s.decode_tokens, config.scheduler.max_batch_tokens);
+    EXPECT_LE(s.sequences, config.scheduler.max_sequences);
+    step_tokens += s.prefill_tokens + s.decode_tokens;
+  }
+  // Each request feeds its prompt plus every output token but the last.
+  EXPECT_EQ(step_tokens, inputs + outputs - 10);
+  EXPECT_GT(j["phases"]["decode"]["mbu_measured"].get<double>(), 0);
+}
+
+TEST(BenchRunner, EveryModeCompletesOnCpu) {
+  for (BatchingMode mode : {BatchingMode::kStatic, BatchingMode::kDynamic}) {
+    BenchConfig config = MixedConfig("tiny-llama-q4_0.gguf");
+    config.scheduler.mode = mode;
+    auto result = RunBench(config, OpenDevice("cpu:0"), FixedPeaks());
+    ASSERT_TRUE(result.ok()) << BatchingModeName(mode) << ": " << result.status().ToString();
+    EXPECT_EQ(result->summary.completed, 10) << BatchingModeName(mode);
+  }
+}
+
+TEST(BenchRunner, RequestThatCanNeverFitIsRecordedAsFailed) {
+  BenchConfig config = MixedConfig("tiny-llama-f32.gguf");
+  config.workload.input.kind = LengthDistribution::Kind::kFixed;
+  config.workload.input.value = 600;  // over the tiny model's 512-token context
+  config.workload.num_requests = 2;
+  auto result = RunBench(config, OpenDevice("cpu:0"), FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->summary.failed, 2);
+  EXPECT_EQ(result->summary.completed, 0);
+  EXPECT_THAT(result->requests[0].error, ::testing::HasSubstr("600"));
+}
+
+TEST(BenchRunner, SimulatedPreemptionChangesNoOutput) {
+  BenchConfig roomy = MixedConfig("tiny-llama-f16.gguf");
+  roomy.workload.num_requests = 24;
+  roomy.workload.output.max = 40;
+  roomy.scheduler.max_sequences = 8;
+  roomy.kv_cache_tokens = 8 * 512;
+  BenchConfig tight = roomy;
+  tight.kv_cache_tokens = 160;  // 10 blocks of 16: far too few for 8 sequences -> preemption
+  auto a = RunBench(roomy, OpenDevice("sim:0"), FixedPeaks());
+  auto b = RunBench(tight, OpenDevice("sim:0"), FixedPeaks());
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(a->summary.preemptions, 0);
+  EXPECT_GT(b->summary.preemptions, 0);
+  EXPECT_EQ(a->outputs, b->outputs);
+  // Pseudo-tokens depend on the token history: not all the same token.
+  std::vector<int32_t> all;
+  for (const auto& o : a->outputs) all.insert(all.end(), o.begin(), o.end());
+  std::sort(all.begin(), all.end());
+  EXPECT_GT(std::unique(all.begin(), all.end()) - all.begin(), 10);
+  // The virtual clock is deterministic: the same run twice takes the same time.
+  auto again = RunBench(roomy, OpenDevice("sim:0"), FixedPeaks());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->summary.duration_s, a->summary.duration_s);
+  EXPECT_TRUE(a->json["env"]["virtual_clock"].get<bool>());
+}
+
+TEST(BenchRunner, SimulatedContinuousBatchingBeatsStatic) {
+  BenchConfig config = MixedConfig("tiny-llama-f16.gguf");
+  config.workload.num_requests = 32;
+  config.workload.output.min = 1;
+  config.workload.output.max = 64;
+  config.scheduler.max_sequences = 8;
+  config.scheduler.max_batch_tokens = 256;
+  BenchConfig fixed = config;
+  fixed.scheduler.mode = BatchingMode::kStatic;
+  auto continuous = RunBench(config, OpenDevice("sim:0"), FixedPeaks());
+  auto static_batch = RunBench(fixed, OpenDevice("sim:0"), FixedPeaks());
+  ASSERT_TRUE(continuous.ok()) << continuous.status().ToString();
+  ASSERT_TRUE(static_batch.ok()) << static_batch.status().ToString();
+  EXPECT_GT(continuous->summary.output_throughput, 1.2 * static_batch->summary.output_throughput);
+}
+
+}  // namespace
+}  // namespace hwinfer
