@@ -95,7 +95,7 @@ struct RunSummary {
   Distribution ttft_ms, tpot_ms, itl_ms, e2el_ms, queue_ms;
   PhaseMetrics prefill, decode, mixed, all;
   int64_t steps = 0;
-  int64_t preemptions = 0;
+  int64_t preemptions = 0;  // sum over every request record (failed ones included)
   int64_t peak_kv_blocks = 0, peak_kv_tokens = 0;
   double mean_kv_blocks = 0, mean_kv_tokens = 0;
   int64_t kv_capacity_blocks = 0, kv_block_size = 0;
@@ -116,7 +116,8 @@ RunSummary SummarizeRun(const SummaryInputs& inputs);
 
 // vLLM benchmark keys, flat: duration, completed, failed, total_input_tokens,
 // total_output_tokens, request_throughput, output_throughput, total_token_throughput,
-// request_goodput, {mean,median,std,p90,p99}_{ttft,tpot,itl,e2el,queue}_ms, plus preemptions,
+// request_goodput, {mean,median,std,p90,p99}_{ttft,tpot,itl,e2el,queue}_ms, plus (hwinfer's, for
+// an exact round trip) {min,max}_{ttft,...}_ms and {ttft,...}_samples, preemptions,
 // steps, kv usage, and "phases": {prefill|decode|mixed|all: {steps, time_s, tokens, bytes, flops,
 // mbu_spec, mbu_measured, mfu_spec, mfu_measured}}.
 nlohmann::json SummaryToJson(const RunSummary& summary);
