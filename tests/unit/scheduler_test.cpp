@@ -431,5 +431,29 @@ TEST(Scheduler, DynamicBatchStartsWhenTheOldestRequestTimesOut) {
   EXPECT_THAT(s->Schedule(s->NextWakeTime()).requests, ElementsAre(3));
 }
 
+TEST(Scheduler, ThousandsWaitingAdmitOnlyUpToMaxSequences) {
+  // Batch 256 with 4000 waiting: admission takes the best 256, decodes keep all 256 running, and
+  // the rest stay queued in order (the cost of a step does not depend on the queue length).
+  KvBlockManager kv(4096, 16);
+  SchedulerOptions o;
+  o.max_sequences = 256;
+  o.max_batch_tokens = 8192;
+  auto s = MakeScheduler(o, &kv);
+  for (RequestId id = 0; id < 4000; ++id) {
+    ASSERT_TRUE(
+        s->Add(MakeRequest(id, 16, 4, static_cast<int>(id % 4), 0.001 * static_cast<double>(id)))
+            .ok());
+  }
+  StepPlan p = s->Schedule(5);
+  ASSERT_EQ(p.chunks.size(), 256u);
+  EXPECT_EQ(p.prefill_tokens, 256 * 16);
+  EXPECT_EQ(p.requests.front(), 3);  // priority 3, earliest arrival
+  Execute(*s, kv, p);
+  p = s->Schedule(6);
+  EXPECT_EQ(p.decode_tokens, 256);
+  EXPECT_EQ(p.prefill_tokens, 0);
+  EXPECT_EQ(s->num_waiting(), 4000 - 256);
+}
+
 }  // namespace
 }  // namespace hwinfer

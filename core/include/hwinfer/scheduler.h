@@ -7,9 +7,9 @@
 //      output token (one token, one KV slot); when the KV cache has no block for it, the victim
 //      (lowest priority, then latest arrival, then highest id, among the running requests ranked
 //      below the one being served and not yet planned this step; the request itself when none is)
-//      is preempted by recompute: its KV blocks are released, it goes back to the
-//      front of the waiting queue and later re-prefills prompt + the tokens it already produced,
-//      so it resumes exactly where it stopped (no output token is lost or repeated);
+//      is preempted by recompute: its KV blocks are released, it goes back to the front of the
+//      waiting queue and later re-prefills prompt + the tokens it already produced, so it
+//      resumes exactly where it stopped (no output token is lost or repeated);
 //   2. then prefill chunks (chunked prefill) for requests whose prompt is partly cached, then for
 //      waiting requests in order of effective priority (priority + waited / ageing_s, ties FCFS),
 //      while the token budget (max_batch_tokens), the sequence cap (max_sequences) and free KV
@@ -155,7 +155,7 @@ class Scheduler {
     RequestId id = 0;
     bool operator<(const WaitKey& other) const;
   };
-  struct StepState;  // one Schedule call's budget, free blocks and plan (scheduler.cpp)
+  struct StepState;  // one Schedule call's budget, free blocks and plan (scheduler_entry.h)
 
   Scheduler(const SchedulerOptions& options, KvBlockManager* kv);
   Entry* Find(RequestId id) const;
