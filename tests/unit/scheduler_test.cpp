@@ -95,6 +95,9 @@ TEST(Scheduler, AdmissionRejectsWhatCanNeverRun) {
   Status st = s->Add(MakeRequest(-1, 2, 1));
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(st.message(), "request -1: id must be >= 0");
+  Request nan_arrival = MakeRequest(1, 2, 1);
+  nan_arrival.arrival_s = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THAT(s->Add(nan_arrival).message(), HasSubstr("request 1: arrival_s must be finite"));
   st = s->Add(MakeRequest(1, 0, 1));
   EXPECT_EQ(st.message(), "request 1: prompt is empty");
   st = s->Add(MakeRequest(1, 2, 0));
@@ -378,6 +381,68 @@ TEST(Scheduler, PreemptionPicksLatestArrivalAmongEqualPriorities) {
   Execute(*s, kv, p);
   // No admission in a step that preempted; afterwards the preempted go first, 3 before 4.
   EXPECT_EQ(s->num_waiting(), 2);
+}
+
+TEST(Scheduler, PartialPrefillShrinksToFreeBlocksThenIsPreemptedByAHigherDecode) {
+  // 4 blocks of 4 tokens, budget 8. A (priority 1): prompt 4, 9 outputs (12 tokens, 3 blocks).
+  // B (priority 0): prompt 12, 1 output (3 blocks). Together they need 6 blocks.
+  KvBlockManager kv(4, 4);
+  SchedulerOptions o;
+  o.max_batch_tokens = 8;
+  auto s = MakeScheduler(o, &kv);
+  ASSERT_TRUE(s->Add(MakeRequest(1, 4, 9, 1)).ok());
+  ASSERT_TRUE(s->Add(MakeRequest(2, 12, 1, 0)).ok());
+  StepPlan p = s->Schedule(0);  // A's whole prompt, then B's first 4 tokens: 1 block each
+  EXPECT_THAT(p.requests, ElementsAre(1, 2));
+  EXPECT_THAT(ChunkSizes(p), ElementsAre(4u, 4u));
+  EXPECT_THAT(p.chunks[1].tokens, ElementsAre(200, 201, 202, 203));
+  Execute(*s, kv, p);
+  // A's decode takes a block (1 left); B would like 7 tokens (2 blocks) but gets 4 (1 block).
+  p = s->Schedule(1);
+  EXPECT_THAT(p.requests, ElementsAre(1, 2));
+  EXPECT_THAT(ChunkSizes(p), ElementsAre(1u, 4u));
+  EXPECT_THAT(p.chunks[1].tokens, ElementsAre(204, 205, 206, 207));
+  EXPECT_FALSE(p.chunks[1].want_logits);
+  Execute(*s, kv, p);
+  // No block left for B: it waits, holding its 2 blocks, while A decodes within its block.
+  for (int step = 2; step <= 4; ++step) {
+    p = s->Schedule(step);
+    EXPECT_THAT(p.requests, ElementsAre(1)) << step;
+    EXPECT_TRUE(p.preempted.empty());
+    Execute(*s, kv, p);
+  }
+  // A's next token needs a fourth block: B, below it, is preempted (recompute from scratch).
+  p = s->Schedule(5);
+  EXPECT_THAT(p.requests, ElementsAre(1));
+  EXPECT_THAT(p.preempted, ElementsAre(2));
+  EXPECT_EQ(s->Preemptions(2), 1);
+  Execute(*s, kv, p);
+  double now = 6;
+  while (s->HasUnfinished()) Execute(*s, kv, s->Schedule(now++));
+  EXPECT_EQ(s->Output(1).size(), 9u);
+  EXPECT_THAT(s->Output(2), ElementsAre(1020));
+  EXPECT_EQ(kv.num_free_blocks(), 4);
+}
+
+TEST(Scheduler, CancelBetweenScheduleAndCompleteDropsTheChunk) {
+  KvBlockManager kv(8, 4);
+  auto s = MakeScheduler(SchedulerOptions{}, &kv);
+  ASSERT_TRUE(s->Add(MakeRequest(1, 5, 3)).ok());
+  ASSERT_TRUE(s->Add(MakeRequest(2, 5, 3)).ok());
+  StepPlan p = s->Schedule(0);
+  ASSERT_EQ(p.chunks.size(), 2u);
+  // 1 is cancelled after the executor ran the step, 2 before (the executor appends it anyway).
+  ASSERT_TRUE(kv.Append(1, 5).ok());
+  ASSERT_TRUE(s->Cancel(1).ok());
+  ASSERT_TRUE(s->Cancel(2).ok());
+  ASSERT_TRUE(kv.Append(2, 5).ok());
+  EXPECT_TRUE(s->Complete(p, {7, 8}).empty());
+  EXPECT_FALSE(kv.HasSequence(1));
+  EXPECT_FALSE(kv.HasSequence(2));
+  EXPECT_TRUE(s->Output(1).empty());
+  EXPECT_EQ(kv.num_free_blocks(), 8);
+  EXPECT_TRUE(s->CheckInvariants().ok()) << s->CheckInvariants().ToString();
+  EXPECT_FALSE(s->HasUnfinished());
 }
 
 TEST(Scheduler, StaticBatchWaitsForAFullBatchAndRunsToCompletion) {

@@ -4,6 +4,7 @@
 // only ordered containers, no clock other than the |now_s| it is given.
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <limits>
 #include <string>
 
@@ -44,6 +45,10 @@ Status Scheduler::Add(Request request) {
   if (request.id < 0) return InvalidArgument(name + ": id must be >= 0");
   if (entries_.count(request.id) != 0) return InvalidArgument(name + ": id already used");
   if (request.prompt.empty()) return InvalidArgument(name + ": prompt is empty");
+  if (!std::isfinite(request.arrival_s)) {
+    return InvalidArgument(name + ": arrival_s must be finite, got " +
+                           std::to_string(request.arrival_s));
+  }
   if (request.max_new_tokens <= 0) {
     return InvalidArgument(name + ": max_new_tokens must be > 0, got " +
                            std::to_string(request.max_new_tokens));

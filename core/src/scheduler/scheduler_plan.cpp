@@ -121,8 +121,9 @@ StepPlan Scheduler::Schedule(double now_s, bool more_arrivals) {
     order.push_back(e);
   }
   std::sort(order.begin(), order.end(), [](const Entry* a, const Entry* b) {
-    if (a->request.priority != b->request.priority)
+    if (a->request.priority != b->request.priority) {
       return a->request.priority > b->request.priority;
+    }
     if (a->request.arrival_s != b->request.arrival_s) {
       return a->request.arrival_s < b->request.arrival_s;
     }
@@ -163,10 +164,9 @@ StepPlan Scheduler::Schedule(double now_s, bool more_arrivals) {
     int32_t blocks = BlocksNeeded(e, n);
     if (!make_room(i, blocks)) {
       // Shrink to what the free blocks hold (the last block may have room too).
-      const int64_t held_capacity =
-          static_cast<int64_t>(kv_->BlockTable(e.request.id).size() + step.free_blocks(*kv_)) *
-          kv_->block_size();
-      n = std::min(n, held_capacity - kv_->SequenceTokens(e.request.id));
+      const int64_t blocks_available =
+          static_cast<int64_t>(kv_->BlockTable(e.request.id).size()) + step.free_blocks(*kv_);
+      n = std::min(n, blocks_available * kv_->block_size() - e.cached);
       if (n <= 0) continue;
       blocks = BlocksNeeded(e, n);
     }
