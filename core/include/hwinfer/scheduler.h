@@ -5,14 +5,20 @@
 // Continuous batching (iteration level, vLLM / Orca style), per Schedule(now):
 //   1. running decodes first: each running request that has its prompt cached feeds its last
 //      output token (one token, one KV slot); when the KV cache has no block for it, the victim
-//      (lowest priority, then latest arrival, then highest id; never the request being served if
-//      another exists) is preempted by recompute: its KV blocks are released, it goes back to the
-//      front of the waiting queue and later re-prefills prompt + the tokens it already produced,
-//      so it resumes exactly where it stopped (no output token is lost or repeated);
+//      (lowest priority, then latest arrival, then highest id, among the running requests ranked
+//      below the one being served and not yet planned this step; the request itself when none is)
+//      is preempted by recompute: its KV blocks are released, it goes back to the front of the
+//      waiting queue and later re-prefills prompt + the tokens it already produced, so it
+//      resumes exactly where it stopped (no output token is lost or repeated);
 //   2. then prefill chunks (chunked prefill) for requests whose prompt is partly cached, then for
 //      waiting requests in order of effective priority (priority + waited / ageing_s, ties FCFS),
 //      while the token budget (max_batch_tokens), the sequence cap (max_sequences) and free KV
-//      blocks allow.
+//      blocks allow. No request is admitted in a step that preempted one (that would thrash).
+// Ageing bound: two waiting requests' effective priorities differ by a constant, so the queue
+// order never changes while they wait; a request R (priority p_R, arrival a_R) is overtaken by a
+// later request X only if a_X - a_R <= (p_X - p_R) * ageing_s. With priorities <= p_max, only the
+// finitely many requests that arrive before a_R + (p_max - p_R) * ageing_s (and preempted ones)
+// can be admitted before R: no request starves.
 // Static batching: a batch of up to max_sequences requests is formed only from requests present
 // when the previous batch has fully finished, and it runs to completion (waits for a full batch
 // unless nothing more can arrive: Schedule is told via |more_arrivals|). Dynamic batching: like
@@ -32,6 +38,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,19 +67,19 @@ struct SchedulerOptions {
 };
 
 struct Request {
-  RequestId id = 0;               // unique, >= 0
-  std::vector<int32_t> prompt;    // non-empty
-  int64_t max_new_tokens = 1;     // output tokens to produce (> 0); EOS is not special
-  int priority = 0;               // higher runs first; equal priorities are FCFS
-  double arrival_s = 0;           // when it arrived (the clock of Schedule)
+  RequestId id = 0;             // unique, >= 0
+  std::vector<int32_t> prompt;  // non-empty
+  int64_t max_new_tokens = 1;   // output tokens to produce (> 0); EOS is not special
+  int priority = 0;             // higher runs first; equal priorities are FCFS
+  double arrival_s = 0;         // when it arrived (the clock of Schedule)
 };
 
 // One step's plan. chunks[i] belongs to requests[i]; the executor runs them as one Step.
 struct StepPlan {
   std::vector<SequenceChunk> chunks;
   std::vector<RequestId> requests;
-  std::vector<bool> is_prefill;       // chunk i is a prefill chunk (else one decode token)
-  std::vector<RequestId> preempted;   // preempted (KV released) while planning this step
+  std::vector<bool> is_prefill;      // chunk i is a prefill chunk (else one decode token)
+  std::vector<RequestId> preempted;  // preempted (KV released) while planning this step
   int64_t prefill_tokens = 0;
   int64_t decode_tokens = 0;
   bool empty() const { return chunks.empty(); }
@@ -93,11 +100,13 @@ class Scheduler {
   // |kv| must outlive the scheduler (the executor's manager, or a test's).
   static StatusOr<std::unique_ptr<Scheduler>> Create(const SchedulerOptions& options,
                                                      KvBlockManager* kv);
+  ~Scheduler();  // out of line: Entry is defined in the .cpp
 
   // Queues a request (its arrival_s should be <= the next Schedule's now). Errors, with the
-  // request id and the numbers: InvalidArgument (empty prompt, max_new_tokens <= 0, negative id),
-  // AlreadyExists (id used before), ResourceExhausted (can never fit: prompt + max_new_tokens >
-  // max_model_len, or its blocks > the cache's). A rejected request leaves no state behind.
+  // request id and the numbers: InvalidArgument (empty prompt, max_new_tokens <= 0, negative id,
+  // id used before), OutOfRange (can never fit: prompt + max_new_tokens > max_model_len, or the
+  // blocks of its largest KV footprint, prompt + max_new_tokens - 1 tokens, > the cache's). A
+  // rejected request leaves no state behind. (status.h has no AlreadyExists/ResourceExhausted.)
   Status Add(Request request);
 
   // Drops a waiting or running request and releases its KV; NotFound for an unknown or already
@@ -110,7 +119,8 @@ class Scheduler {
   StepPlan Schedule(double now_s, bool more_arrivals = true);
 
   // Feeds back the step's sampled tokens: |sampled|[i] is the token of chunks[i] (ignored for
-  // chunks that did not want logits). Finished requests release their KV here.
+  // chunks that did not want logits). Finished requests release their KV here. Every non-empty
+  // plan must be completed, after the executor appended its chunks, before the next Schedule.
   std::vector<TokenEvent> Complete(const StepPlan& plan, const std::vector<int32_t>& sampled);
 
   // When a dynamic batch's timeout expires (infinity when nothing waits on a timeout).
@@ -120,7 +130,7 @@ class Scheduler {
   int64_t num_waiting() const;
   int64_t num_running() const;
   int64_t num_preemptions() const { return preemptions_; }
-  RequestState State(RequestId id) const;      // kFinished for unknown ids is not implied: check Has
+  RequestState State(RequestId id) const;  // kCancelled for unknown ids (check Has)
   bool Has(RequestId id) const;
   const std::vector<int32_t>& Output(RequestId id) const;  // output tokens so far
   int64_t Preemptions(RequestId id) const;
@@ -136,13 +146,42 @@ class Scheduler {
 
  private:
   struct Entry;
+  // Waiting-queue order: effective priority priority + (now - arrival_s) / ageing_s, highest
+  // first, ties by arrival then id. Since now is common to all, rank = priority * ageing_s -
+  // arrival_s orders the same way and never changes while a request waits.
+  struct WaitKey {
+    double rank = 0;
+    double arrival_s = 0;
+    RequestId id = 0;
+    bool operator<(const WaitKey& other) const;
+  };
+  struct StepState;  // one Schedule call's budget, free blocks and plan (scheduler_entry.h)
+
   Scheduler(const SchedulerOptions& options, KvBlockManager* kv);
+  Entry* Find(RequestId id) const;
+  WaitKey KeyOf(const Entry& entry) const;
+  // Static/dynamic: starts a batch from the best waiting requests when the mode's rule allows.
+  void MaybeStartBatch(double now_s, bool more_arrivals);
+  void MaybeEndBatch();
+  // Plans one chunk of |n| tokens of |entry|'s token stream (prompt + output) from its cached
+  // position; |blocks| new KV blocks.
+  void PlanChunk(StepState& step, Entry& entry, int64_t n, int32_t blocks, double now_s);
+  // Blocks |entry| needs for |n| more tokens beyond what it holds.
+  int32_t BlocksNeeded(const Entry& entry, int64_t n) const;
+  // Releases |entry|'s KV and puts it at the front of the queue (preemption by recompute).
+  void Preempt(StepState& step, Entry& entry);
+  void RemoveRunning(RequestId id);
+  void Admit(StepState& step, double now_s);
 
   SchedulerOptions options_;
   KvBlockManager* kv_;
-  std::map<RequestId, std::unique_ptr<Entry>> entries_;
-  std::deque<RequestId> waiting_;
-  std::vector<RequestId> running_;
+  std::map<RequestId, std::unique_ptr<Entry>> entries_;        // every request ever added
+  std::set<WaitKey> waiting_;                                  // not yet admitted, queue order
+  std::set<std::pair<double, RequestId>> waiting_by_arrival_;  // same requests, oldest first
+  // Admitted before waiting_: preempted requests (front = next), and in static/dynamic mode the
+  // current batch's members that are not running.
+  std::deque<RequestId> front_;
+  std::vector<RequestId> running_;  // holding KV (or about to), at most max_sequences
   int64_t preemptions_ = 0;
   bool batch_active_ = false;  // static/dynamic: a batch is running to completion
 };
