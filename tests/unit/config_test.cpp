@@ -176,12 +176,14 @@ TEST(RuntimeConfigTest, OmittedKeysTakeDocumentedDefaults) {
 
 TEST(RuntimeConfigTest, LaterSectionKeysAreKnownAndIgnored) {
   const std::vector<std::string>& keys = KnownTopLevelConfigKeys();
-  for (const char* key : {"plugin_paths", "allow_duplicate_devices", "log_level", "backends",
-                          "model", "workload", "scheduler", "metrics", "output"}) {
+  for (const char* key :
+       {"plugin_paths", "allow_duplicate_devices", "log_level", "backends", "model", "workload",
+        "scheduler", "metrics", "output", "backend", "device"}) {
     EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
   }
   const StatusOr<RuntimeConfig> config = ParseRuntimeConfig(
-      "model: {path: m.gguf, anything: [1, 2]}\nworkload: {rate: 3}\nbackends: [{name: cpu}]\n",
+      "model: {path: m.gguf, anything: [1, 2]}\nworkload: {rate: 3}\nbackend: cpu\ndevice: cpu:0\n"
+      "backends: [{name: cpu}]\n",
       "x.yaml");
   ASSERT_TRUE(config.ok()) << config.status().message();
   EXPECT_EQ(config->backends.size(), 1u);

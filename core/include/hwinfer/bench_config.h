@@ -39,8 +39,11 @@
 //     markdown: results/run.md      # optional
 //   backend: cpu                    # optional: which loaded backend's first device to run on
 //   device: cpu:0                   # optional: an exact device (backend:index)
-// Relative paths resolve against the config file's folder. Every section is optional; defaults
-// are the values shown.
+// Relative paths resolve against the config file's folder. Every section is optional; omitted
+// keys keep the defaults of the structs below (WorkloadSpec, SchedulerOptions, SloTargets, ...);
+// the values shown above are examples. A `model:` section needs exactly one of path and shape.
+// `shape: NAME` is looked up as <config dir>/models/NAME.yaml, <config dir>/../configs/models/
+// NAME.yaml, then <prefix>/share/hwinfer/models/NAME.yaml (NotFound lists the paths tried).
 #pragma once
 
 #include <cstdint>

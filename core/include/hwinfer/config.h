@@ -20,8 +20,9 @@
 //           hardware: configs/hardware/generic-cpu.yaml  # optional spec-peak file
 //
 // Details the schema above leaves open:
-// - model, workload, scheduler, metrics and output are top-level keys owned by later sections;
-//   this parser accepts them without reading them (KnownTopLevelConfigKeys lists them all).
+// - model, workload, scheduler, metrics, output, backend and device are top-level keys owned by
+//   the bench config (hwinfer/bench_config.h); this parser accepts them without reading them
+//   (KnownTopLevelConfigKeys lists them all).
 // - select: a plain non-negative integer is an index; 8-4-4-4-12 hex (any case; nvidia-smi's
 //   "GPU-" prefix allowed) is a UUID, kept in lowercase; any other text, including a quoted
 //   number ("0"), is a device name.

@@ -28,8 +28,8 @@ using config_internal::ValueLocation;
 const std::vector<std::string_view> kRuntimeKeys = {"plugin_paths", "allow_duplicate_devices",
                                                     "log_level", "backends"};
 // Owned by later sections; accepted at the top level and ignored by this parser.
-const std::vector<std::string_view> kLaterSectionKeys = {"model", "workload", "scheduler",
-                                                         "metrics", "output"};
+const std::vector<std::string_view> kLaterSectionKeys = {
+    "model", "workload", "scheduler", "metrics", "output", "backend", "device"};
 const std::vector<std::string_view> kBackendKeys = {"name", "path", "priority", "options",
                                                     "devices"};
 const std::vector<std::string_view> kDeviceKeys = {"select", "options", "hardware"};
@@ -281,6 +281,17 @@ StatusOr<RuntimeConfig> ReadRuntimeConfig(const ParseContext& ctx, const YAML::N
   HWINFER_ASSIGN_OR_RETURN(const std::vector<MapEntry> entries,
                            config_internal::ReadMap(ctx.file, root, LocationOf(ctx.file, root),
                                                     "top-level config", known));
+  // `backend:` (the bench's one backend name) is known, so a misspelt `backends:` list would
+  // otherwise only read "missing 'backends'".
+  const bool has_backends = std::any_of(entries.begin(), entries.end(),
+                                        [](const MapEntry& e) { return e.key == "backends"; });
+  for (const MapEntry& entry : entries) {
+    if (!has_backends && entry.key == "backend" && !entry.value.IsScalar()) {
+      return ErrorAt(LocationOf(ctx.file, entry.key_node),
+                     "unknown key 'backend' in top-level config; did you mean 'backends'? "
+                     "('backend' takes one backend name for a benchmark)");
+    }
+  }
   HWINFER_RETURN_IF_ERROR(
       config_internal::RequireKey(ctx.file, root, "top-level config", entries, "backends"));
   for (const MapEntry& entry : entries) {

@@ -1,0 +1,353 @@
+// workload.cpp — draws a benchmark's requests (hwinfer/workload.h): arrival times, prompt and
+// output lengths, prompt tokens, or lengths read from a JSONL file.
+//
+// Reproducible: one std::mt19937_64 per aspect (arrivals, lengths, tokens), each seeded from the
+// spec's seed, so changing e.g. the arrival process leaves the lengths and tokens unchanged. The
+// distributions (uniform, exponential, normal, gamma) are written here rather than taken from
+// <random>, whose distributions differ between standard libraries: the same seed gives the same
+// workload with libstdc++ and libc++ (up to libm's last-bit differences in log/sqrt/pow).
+// Must not know about schedulers or devices: it only produces the list of requests.
+#include "hwinfer/workload.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace hwinfer {
+namespace {
+
+// Independent streams derived from one seed (SplitMix64 finaliser of seed + stream constant).
+enum class Stream : uint64_t { kArrivals = 1, kLengths = 2, kTokens = 3 };
+
+std::mt19937_64 MakeRng(uint64_t seed, Stream stream) {
+  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(stream);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return std::mt19937_64(z ^ (z >> 31));
+}
+
+// Uniform in [0, 1) with 53 random bits.
+double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+
+// Uniform integer in [lo, hi] (hi >= lo), without modulo bias (rejection sampling).
+int64_t UniformInt(std::mt19937_64& rng, int64_t lo, int64_t hi) {
+  const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
+  if (range == 0) return static_cast<int64_t>(rng());  // the full 64-bit range
+  const uint64_t limit =
+      std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % range;
+  uint64_t draw = rng();
+  while (draw >= limit) draw = rng();
+  return lo + static_cast<int64_t>(draw % range);
+}
+
+// Exponential with mean 1 (inversion).
+double StandardExponential(std::mt19937_64& rng) { return -std::log1p(-Uniform01(rng)); }
+
+// Standard normal (Box-Muller; one of the pair is used, so each draw costs two uniforms).
+double StandardNormal(std::mt19937_64& rng) {
+  const double u1 = 1.0 - Uniform01(rng);  // (0, 1]: log(u1) is finite
+  const double u2 = Uniform01(rng);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+// Gamma(shape, scale = 1), Marsaglia & Tsang (2000); shape < 1 via the U^(1/shape) boost.
+double StandardGamma(std::mt19937_64& rng, double shape) {
+  if (shape < 1.0) {
+    const double u = 1.0 - Uniform01(rng);  // (0, 1]
+    return StandardGamma(rng, shape + 1.0) * std::pow(u, 1.0 / shape);
+  }
+  const double d = shape - 1.0 / 3.0;
+  const double c = 1.0 / std::sqrt(9.0 * d);
+  while (true) {
+    double x = 0, v = 0;
+    do {
+      x = StandardNormal(rng);
+      v = 1.0 + c * x;
+    } while (v <= 0);
+    v = v * v * v;
+    const double u = 1.0 - Uniform01(rng);
+    if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
+    if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
+  }
+}
+
+int64_t DrawLength(const LengthDistribution& dist, std::mt19937_64& rng) {
+  switch (dist.kind) {
+    case LengthDistribution::Kind::kFixed:
+      return dist.value;
+    case LengthDistribution::Kind::kUniform:
+      return UniformInt(rng, dist.min, dist.max);
+    case LengthDistribution::Kind::kNormal: {
+      const double x = std::round(dist.mean + dist.std * StandardNormal(rng));
+      return static_cast<int64_t>(
+          std::clamp(x, static_cast<double>(dist.min), static_cast<double>(dist.max)));
+    }
+  }
+  return dist.value;
+}
+
+// Arrival times in seconds: the first request at 0, then inter-arrival gaps (vLLM's benchmark
+// sends the first request at once and sleeps between requests).
+std::vector<double> DrawArrivals(const WorkloadSpec& spec, int64_t count) {
+  std::vector<double> arrivals(static_cast<size_t>(count), 0.0);
+  if (spec.arrivals == WorkloadSpec::Arrivals::kOffline) return arrivals;
+  std::mt19937_64 rng = MakeRng(spec.seed, Stream::kArrivals);
+  double now_s = 0;
+  for (int64_t i = 1; i < count; ++i) {
+    double gap_s = 0;
+    if (spec.arrivals == WorkloadSpec::Arrivals::kPoisson) {
+      gap_s = StandardExponential(rng) / spec.rate;
+    } else {  // gamma: shape = burstiness, scale = 1 / (rate * burstiness); mean 1 / rate
+      gap_s = StandardGamma(rng, spec.burstiness) / (spec.rate * spec.burstiness);
+    }
+    now_s += gap_s;
+    arrivals[static_cast<size_t>(i)] = now_s;
+  }
+  return arrivals;
+}
+
+// One JSONL line's request (lengths, priority, optional arrival).
+struct FileRequest {
+  int64_t input_len = 0, output_len = 0;
+  int priority = 0;
+  bool has_arrival = false;
+  double arrival_s = 0;
+};
+
+Status LineError(const std::string& file, int64_t line, const std::string& message) {
+  return InvalidArgument(file + ":" + std::to_string(line) + ": " + message);
+}
+
+// "an integer > 0" style check of one key of a JSONL object.
+StatusOr<int64_t> ReadLength(const std::string& file, int64_t line, const nlohmann::json& object,
+                             const std::string& key) {
+  const nlohmann::json& value = object.at(key);
+  if (!value.is_number_integer()) {
+    return LineError(file, line,
+                     "'" + key + "' must be an integer > 0 (tokens); got " + value.dump());
+  }
+  const int64_t n = value.get<int64_t>();
+  if (n <= 0) {
+    return LineError(file, line,
+                     "'" + key + "' must be an integer > 0 (tokens); got " + std::to_string(n));
+  }
+  return n;
+}
+
+StatusOr<FileRequest> ParseLine(const std::string& file, int64_t line, const std::string& text) {
+  const nlohmann::json object = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (object.is_discarded())
+    return LineError(file, line,
+                     "not valid JSON; expected an object like "
+                     "{\"input_len\": 128, \"output_len\": 64}");
+  if (!object.is_object()) {
+    return LineError(file, line,
+                     "expected a JSON object like {\"input_len\": 128, "
+                     "\"output_len\": 64}; got " +
+                         object.dump());
+  }
+  FileRequest request;
+  const bool has_input = object.contains("input_len");
+  const bool has_prompt = object.contains("prompt_len");
+  if (has_input && has_prompt) {
+    return LineError(file, line, "both 'input_len' and 'prompt_len' given; expected one of them");
+  }
+  if (!has_input && !has_prompt) {
+    return LineError(file, line, "missing key 'input_len' (or 'prompt_len')");
+  }
+  HWINFER_ASSIGN_OR_RETURN(request.input_len,
+                           ReadLength(file, line, object, has_input ? "input_len" : "prompt_len"));
+  if (!object.contains("output_len")) return LineError(file, line, "missing key 'output_len'");
+  HWINFER_ASSIGN_OR_RETURN(request.output_len, ReadLength(file, line, object, "output_len"));
+  if (object.contains("priority")) {
+    const nlohmann::json& value = object.at("priority");
+    if (!value.is_number_integer() || value.get<int64_t>() < std::numeric_limits<int>::min() ||
+        value.get<int64_t>() > std::numeric_limits<int>::max()) {
+      return LineError(file, line, "'priority' must be an integer; got " + value.dump());
+    }
+    request.priority = value.get<int>();
+  }
+  if (object.contains("arrival_s")) {
+    const nlohmann::json& value = object.at("arrival_s");
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
+      return LineError(file, line,
+                       "'arrival_s' must be a number >= 0 (seconds); got " + value.dump());
+    }
+    request.has_arrival = true;
+    request.arrival_s = value.get<double>();
+  }
+  // Other keys (e.g. a prompt text) are ignored.
+  return request;
+}
+
+// Reads the requests of |file|: one JSON object per non-blank line (line numbers are 1-based and
+// count blank lines). |limit| > 0 keeps the first |limit| requests and requires that many.
+StatusOr<std::vector<FileRequest>> ReadJsonl(const std::string& file, int64_t limit) {
+  std::ifstream in(file);
+  if (!in) return NotFound("workload file '" + file + "' does not exist or cannot be read");
+  std::vector<FileRequest> requests;
+  std::string text;
+  int64_t line = 0;
+  while ((limit == 0 || static_cast<int64_t>(requests.size()) < limit) && std::getline(in, text)) {
+    ++line;
+    if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    HWINFER_ASSIGN_OR_RETURN(FileRequest request, ParseLine(file, line, text));
+    requests.push_back(request);
+  }
+  if (requests.empty()) {
+    return InvalidArgument("workload file '" + file +
+                           "' holds no requests; expected one JSON "
+                           "object per line like {\"input_len\": 128, \"output_len\": 64}");
+  }
+  if (limit > 0 && static_cast<int64_t>(requests.size()) < limit) {
+    return InvalidArgument("workload file '" + file + "' holds " + std::to_string(requests.size()) +
+                           " requests but num_requests is " + std::to_string(limit) +
+                           "; expected at most as many as the file has "
+                           "(0 = every line)");
+  }
+  return requests;
+}
+
+// A double as JSON writes it (shortest round-trip form; NaN/inf as "null").
+std::string Number(double value) { return nlohmann::json(value).dump(); }
+
+}  // namespace
+
+Status LengthDistribution::Validate(const std::string& what) const {
+  switch (kind) {
+    case Kind::kFixed:
+      if (value <= 0) {
+        return InvalidArgument(what + " length must be > 0 tokens; got " + std::to_string(value));
+      }
+      return Status::Ok();
+    case Kind::kUniform:
+    case Kind::kNormal:
+      if (min <= 0) {
+        return InvalidArgument(what + ".min must be > 0 tokens; got " + std::to_string(min));
+      }
+      if (max < min) {
+        return InvalidArgument(what + ".max must be >= " + what + ".min (" + std::to_string(min) +
+                               "); got " + std::to_string(max));
+      }
+      if (kind == Kind::kNormal) {
+        if (!std::isfinite(mean)) {
+          return InvalidArgument(what + ".mean must be a finite number; got " + Number(mean));
+        }
+        if (!std::isfinite(std) || std < 0) {
+          return InvalidArgument(what + ".std must be a number >= 0; got " + Number(std));
+        }
+      }
+      return Status::Ok();
+  }
+  return InvalidArgument(what + ": unknown length distribution");
+}
+
+Status WorkloadSpec::Validate() const {
+  if (num_requests < 0 || (num_requests == 0 && jsonl_file.empty())) {
+    return InvalidArgument(
+        "num_requests must be > 0 (0 = every line is allowed only with a "
+        "file); got " +
+        std::to_string(num_requests));
+  }
+  if (arrivals != Arrivals::kOffline && (!std::isfinite(rate) || rate <= 0)) {
+    return InvalidArgument(std::string("rate must be > 0 requests/s for ") +
+                           ArrivalsName(arrivals) + " arrivals; got " + Number(rate));
+  }
+  if (!std::isfinite(burstiness) || burstiness <= 0) {
+    return InvalidArgument("burstiness must be > 0 (the gamma shape; 1 = Poisson); got " +
+                           Number(burstiness));
+  }
+  if (max_concurrency < 0) {
+    return InvalidArgument("max_concurrency must be >= 0 (0 = unlimited); got " +
+                           std::to_string(max_concurrency));
+  }
+  if (jsonl_file.empty()) {
+    HWINFER_RETURN_IF_ERROR(input.Validate("input"));
+    HWINFER_RETURN_IF_ERROR(output.Validate("output"));
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec,
+                                                        int64_t vocab_size) {
+  HWINFER_RETURN_IF_ERROR(spec.Validate());
+  if (vocab_size < 2) {
+    return InvalidArgument(
+        "vocab_size must be >= 2 (prompt tokens are drawn from [1, vocab)); "
+        "got " +
+        std::to_string(vocab_size));
+  }
+
+  std::vector<WorkloadRequest> requests;
+  if (!spec.jsonl_file.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(const std::vector<FileRequest> lines,
+                             ReadJsonl(spec.jsonl_file, spec.num_requests));
+    const std::vector<double> arrivals = DrawArrivals(spec, static_cast<int64_t>(lines.size()));
+    for (size_t i = 0; i < lines.size(); ++i) {
+      WorkloadRequest request;
+      request.arrival_s = lines[i].has_arrival ? lines[i].arrival_s : arrivals[i];
+      request.input_len = lines[i].input_len;
+      request.output_len = lines[i].output_len;
+      request.priority = lines[i].priority;
+      requests.push_back(std::move(request));
+    }
+  } else {
+    const std::vector<double> arrivals = DrawArrivals(spec, spec.num_requests);
+    std::mt19937_64 rng = MakeRng(spec.seed, Stream::kLengths);
+    for (int64_t i = 0; i < spec.num_requests; ++i) {
+      WorkloadRequest request;
+      request.arrival_s = arrivals[static_cast<size_t>(i)];
+      request.input_len = DrawLength(spec.input, rng);
+      request.output_len = DrawLength(spec.output, rng);
+      requests.push_back(std::move(request));
+    }
+  }
+
+  // File order breaks ties, so offline requests keep their order.
+  std::stable_sort(
+      requests.begin(), requests.end(),
+      [](const WorkloadRequest& a, const WorkloadRequest& b) { return a.arrival_s < b.arrival_s; });
+  std::mt19937_64 token_rng = MakeRng(spec.seed, Stream::kTokens);
+  for (size_t i = 0; i < requests.size(); ++i) {
+    WorkloadRequest& request = requests[i];
+    request.id = static_cast<int64_t>(i);
+    request.prompt.resize(static_cast<size_t>(request.input_len));
+    for (int32_t& token : request.prompt) {
+      token = static_cast<int32_t>(UniformInt(token_rng, 1, vocab_size - 1));
+    }
+  }
+  return requests;
+}
+
+const char* ArrivalsName(WorkloadSpec::Arrivals arrivals) {
+  switch (arrivals) {
+    case WorkloadSpec::Arrivals::kOffline:
+      return "offline";
+    case WorkloadSpec::Arrivals::kPoisson:
+      return "poisson";
+    case WorkloadSpec::Arrivals::kGamma:
+      return "gamma";
+  }
+  return "unknown";
+}
+
+const char* LengthKindName(LengthDistribution::Kind kind) {
+  switch (kind) {
+    case LengthDistribution::Kind::kFixed:
+      return "fixed";
+    case LengthDistribution::Kind::kUniform:
+      return "uniform";
+    case LengthDistribution::Kind::kNormal:
+      return "normal";
+  }
+  return "unknown";
+}
+
+}  // namespace hwinfer
