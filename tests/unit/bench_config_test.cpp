@@ -162,6 +162,7 @@ TEST(BenchConfigTest, LoadResolvesAgainstTheFileFolder) {
   ASSERT_TRUE(config.ok()) << config.status().message();
   EXPECT_EQ(config->model.shape, (dir / "models" / "small.yaml").string());
   EXPECT_EQ(config->workload.jsonl_file, (dir / "r.jsonl").string());
+  EXPECT_EQ(config->workload.num_requests, 0) << "a file without num_requests sends every line";
   std::error_code ignored;
   fs::remove_all(dir, ignored);
   const StatusOr<BenchConfig> missing = LoadBenchConfig((dir / "bench.yaml").string());

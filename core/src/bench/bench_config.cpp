@@ -314,6 +314,8 @@ Status ReadWorkload(const ParseContext& ctx, const MapEntry& section, WorkloadSp
       spec.seed = static_cast<uint64_t>(seed);
     }
   }
+  // A workload file without num_requests sends every line.
+  if (num_requests == nullptr && !spec.jsonl_file.empty()) spec.num_requests = 0;
   if (num_requests != nullptr && spec.num_requests == 0 && spec.jsonl_file.empty()) {
     return ErrorAt(ValueLocation(ctx.file, *num_requests),
                    "'num_requests' must be an integer > 0 (0 = every line needs a workload "
