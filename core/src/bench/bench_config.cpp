@@ -59,15 +59,16 @@ struct ParseContext {
   std::string base_dir;
 };
 
-// One of |names| at |entry|; its index. "'mode' must be one of: a, b; got 'x' (did you mean ...)".
+// One of |names| at |entry|; its index. "'mode' must be one of: a, b; got 'x'; did you mean 'a'?"
 StatusOr<size_t> GetChoice(const ParseContext& ctx, const MapEntry& entry,
                            const std::vector<std::string_view>& names) {
   if (entry.value.IsScalar()) {
     const auto it = std::find(names.begin(), names.end(), entry.value.Scalar());
     if (it != names.end()) return static_cast<size_t>(it - names.begin());
   }
-  const std::string hint =
+  std::string hint =
       entry.value.IsScalar() ? config_internal::SuggestionFor(entry.value.Scalar(), names) : "";
+  while (!hint.empty() && hint.back() == ' ') hint.pop_back();
   return ErrorAt(ValueLocation(ctx.file, entry),
                  Quote(entry.key) + " must be one of: " + config_internal::JoinKeys(names) +
                      "; got " + Describe(entry.value) + (hint.empty() ? "" : "; " + hint));
