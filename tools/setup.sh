@@ -13,6 +13,7 @@ packages=(
   libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
+  python3-matplotlib
 )
 missing=()
 for package in "${packages[@]}"; do

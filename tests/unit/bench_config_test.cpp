@@ -162,6 +162,7 @@ TEST(BenchConfigTest, LoadResolvesAgainstTheFileFolder) {
   ASSERT_TRUE(config.ok()) << config.status().message();
   EXPECT_EQ(config->model.shape, (dir / "models" / "small.yaml").string());
   EXPECT_EQ(config->workload.jsonl_file, (dir / "r.jsonl").string());
+  EXPECT_EQ(config->workload.num_requests, 0) << "a file without num_requests sends every line";
   std::error_code ignored;
   fs::remove_all(dir, ignored);
   const StatusOr<BenchConfig> missing = LoadBenchConfig((dir / "bench.yaml").string());
@@ -207,6 +208,9 @@ TEST(BenchConfigErrorTest, UnknownNamesListTheChoices) {
   ExpectInvalid("scheduler:\n  mode: continous\n",
                 "bench.yaml:2:9: 'mode' must be one of: continuous, dynamic, static; got "
                 "'continous'; did you mean 'continuous'?");
+  const StatusOr<BenchConfig> typo = Parse("scheduler: {mode: continous}\n");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().message().back(), '?') << "no trailing space";
   ExpectInvalid("scheduler: {kv_dtype: f8}\n", "'kv_dtype' must be one of: f16, i8; got 'f8'");
   ExpectInvalid("model: {shape: small, type: q5_k}\n",
                 "'type' must be one of: f32, f16, bf16, q8_0, q4_0; got 'q5_k'");

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 
 #include "hwinfer/log.h"
 
@@ -25,6 +26,14 @@ StatusOr<Registry> BuildRegistry(const GlobalOptions& options) {
     return Registry::FromSearchPaths(PluginSearchPaths(options.plugin_paths));
   }
   HWINFER_ASSIGN_OR_RETURN(RuntimeConfig config, LoadRuntimeConfig(options.config_file));
+  return BuildRegistry(options, std::move(config));
+}
+
+StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig config) {
+  if (!options.log_level.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(LogLevel level, ParseLogLevel(options.log_level));
+    SetLogLevel(level);
+  }
   // Precedence: --log-level, then HWINFER_LOG_LEVEL (read by the log sink), then the config.
   if (options.log_level.empty() && std::getenv("HWINFER_LOG_LEVEL") == nullptr) {
     HWINFER_ASSIGN_OR_RETURN(LogLevel level, ParseLogLevel(config.log_level));

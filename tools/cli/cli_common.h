@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hwinfer/config.h"
 #include "hwinfer/registry.h"
 #include "hwinfer/status.h"
 
@@ -29,6 +30,8 @@ int ReportError(const Status& status);
 // Applies --log-level / the config's level / HWINFER_LOG_LEVEL, then loads the registry from the
 // config file, or from every plugin on the search path when there is none.
 StatusOr<Registry> BuildRegistry(const GlobalOptions& options);
+// The same from a runtime config already loaded (and possibly edited, e.g. plugin options).
+StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig config);
 
 // Human-readable byte counts and rates: "23.4 GiB", "41.2 GB/s", "1.23 TFLOP/s".
 std::string FormatBytes(double bytes);
@@ -45,6 +48,9 @@ void AddKvSizeCommand(CLI::App& app, int& exit_code);
 void AddModelCommand(CLI::App& app, int& exit_code);
 void AddGenerateCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
 void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddSweepCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
+void AddCompareCommand(CLI::App& app, int& exit_code);
 
 // A model shape given as a YAML path or a name: ./configs/models/NAME.yaml, then the installed
 // <prefix>/share/hwinfer/models/, then the source tree's configs/models/.

@@ -1,6 +1,7 @@
 // tools/cli/main.cpp — the `hwinfer` command line: global options and subcommand dispatch.
 // Each subcommand lives in its own file (devices, probe, plugin check, config check,
-// conformance, kv-size, model synth, generate, bench-model); this file only wires them together.
+// conformance, kv-size, model synth, generate, bench-model, bench, sweep, compare); this file
+// only wires them together.
 #include <CLI/CLI.hpp>
 
 #include "cli_common.h"
@@ -26,6 +27,9 @@ int main(int argc, char** argv) {
   AddModelCommand(app, exit_code);
   AddGenerateCommand(app, global, exit_code);
   AddBenchModelCommand(app, global, exit_code);
+  AddBenchCommand(app, global, exit_code);
+  AddSweepCommand(app, global, exit_code);
+  AddCompareCommand(app, exit_code);
 
   CLI11_PARSE(app, argc, argv);
   return exit_code;

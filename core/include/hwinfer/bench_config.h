@@ -19,7 +19,8 @@
 //     max_concurrency: 0
 //     input: 128 | {dist: uniform, min: 16, max: 256} | {dist: normal, mean: 128, std: 32, min: 1, max: 512}
 //     output: 64 | {...}
-//     file: requests.jsonl          # optional; lengths from the file
+//     file: requests.jsonl          # optional; lengths from the file (num_requests then
+//                                   #   defaults to 0 = every line)
 //     seed: 0
 //   scheduler:                      # hwinfer/scheduler.h + executor options
 //     mode: continuous | dynamic | static

@@ -59,15 +59,16 @@ struct ParseContext {
   std::string base_dir;
 };
 
-// One of |names| at |entry|; its index. "'mode' must be one of: a, b; got 'x' (did you mean ...)".
+// One of |names| at |entry|; its index. "'mode' must be one of: a, b; got 'x'; did you mean 'a'?"
 StatusOr<size_t> GetChoice(const ParseContext& ctx, const MapEntry& entry,
                            const std::vector<std::string_view>& names) {
   if (entry.value.IsScalar()) {
     const auto it = std::find(names.begin(), names.end(), entry.value.Scalar());
     if (it != names.end()) return static_cast<size_t>(it - names.begin());
   }
-  const std::string hint =
+  std::string hint =
       entry.value.IsScalar() ? config_internal::SuggestionFor(entry.value.Scalar(), names) : "";
+  while (!hint.empty() && hint.back() == ' ') hint.pop_back();
   return ErrorAt(ValueLocation(ctx.file, entry),
                  Quote(entry.key) + " must be one of: " + config_internal::JoinKeys(names) +
                      "; got " + Describe(entry.value) + (hint.empty() ? "" : "; " + hint));
@@ -314,6 +315,8 @@ Status ReadWorkload(const ParseContext& ctx, const MapEntry& section, WorkloadSp
       spec.seed = static_cast<uint64_t>(seed);
     }
   }
+  // A workload file without num_requests sends every line.
+  if (num_requests == nullptr && !spec.jsonl_file.empty()) spec.num_requests = 0;
   if (num_requests != nullptr && spec.num_requests == 0 && spec.jsonl_file.empty()) {
     return ErrorAt(ValueLocation(ctx.file, *num_requests),
                    "'num_requests' must be an integer > 0 (0 = every line needs a workload "

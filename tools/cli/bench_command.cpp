@@ -1,0 +1,78 @@
+// bench_command.cpp — `hwinfer bench --config FILE.yaml [--backend NAME] [--device D]
+// [--hardware FILE.yaml] [--json OUT.json] [--csv PREFIX] [--markdown OUT.md] [--mode M]
+// [--num-requests N] [--max-sequences N] [--no-progress]`: runs one benchmark (RunBench) on one
+// device, draws a progress line on stderr while it runs, prints the summary table on stdout and
+// writes the result JSON (2-space indent), the per-request and per-step CSVs
+// (<prefix>_requests.csv, <prefix>_steps.csv) and the Markdown summary where asked. Output paths
+// come from the flags, else from the config's `output:` section.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "bench_run.h"
+#include "cli_common.h"
+#include "hwinfer/metrics.h"
+
+namespace hwinfer::cli {
+namespace {
+
+struct BenchOptions {
+  BenchFlags flags;
+  std::string json_out, csv_prefix, markdown_out;
+};
+
+int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
+  auto prepared = PrepareBench(global, options.flags);
+  if (!prepared.ok()) return ReportError(prepared.status());
+  PreparedBench& bench = **prepared;
+  const bool progress = !options.flags.no_progress;
+  bench.run_options.on_progress = MakeProgressLine(progress, "");
+  StatusOr<BenchResult> result = RunBench(bench.config, bench.device, bench.run_options);
+  if (bench.run_options.on_progress) EndProgressLine(progress);
+  if (!result.ok()) return ReportError(result.status());
+
+  fmt::print("{}", SummaryTable(result->summary));
+  const std::string json_out = options.json_out.empty() ? bench.config.json_out : options.json_out;
+  const std::string csv_prefix =
+      options.csv_prefix.empty() ? bench.config.csv_prefix : options.csv_prefix;
+  const std::string markdown_out =
+      options.markdown_out.empty() ? bench.config.markdown_out : options.markdown_out;
+  if (!json_out.empty()) {
+    if (Status s = WriteTextFile(json_out, result->json.dump(2) + "\n"); !s.ok()) {
+      return ReportError(s);
+    }
+    fmt::print("wrote {}\n", json_out);
+  }
+  if (!csv_prefix.empty()) {
+    for (const auto& [suffix, text] :
+         {std::pair{std::string("_requests.csv"), RequestsCsv(result->requests)},
+          std::pair{std::string("_steps.csv"), StepsCsv(result->steps)}}) {
+      if (Status s = WriteTextFile(csv_prefix + suffix, text); !s.ok()) return ReportError(s);
+      fmt::print("wrote {}{}\n", csv_prefix, suffix);
+    }
+  }
+  if (!markdown_out.empty()) {
+    if (Status s = WriteTextFile(markdown_out, SummaryMarkdown(result->summary)); !s.ok()) {
+      return ReportError(s);
+    }
+    fmt::print("wrote {}\n", markdown_out);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* command = app.add_subcommand(
+      "bench", "Serve a workload on one device and report latency, throughput, MBU and MFU");
+  AddBenchFlags(command, options->flags);
+  command->add_option("--json", options->json_out, "Write the result JSON here");
+  command->add_option("--csv", options->csv_prefix,
+                      "Write PREFIX_requests.csv and PREFIX_steps.csv");
+  command->add_option("--markdown", options->markdown_out, "Write the summary as Markdown here");
+  command->callback(
+      [&global, &exit_code, options] { exit_code = RunBenchCommand(global, *options); });
+}
+
+}  // namespace hwinfer::cli

@@ -1,0 +1,147 @@
+// bench_run.cpp — see bench_run.h.
+#include "bench_run.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "hwinfer/config.h"
+#include "hwinfer/hardware_spec.h"
+#include "hwinfer/scheduler.h"
+#include "hwinfer/workload.h"
+
+namespace hwinfer::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The device the flags or the config ask for (see PrepareBench).
+StatusOr<const RegisteredDevice*> PickDevice(const Registry& registry, const std::string& device,
+                                             const std::string& backend, const std::string& where) {
+  if (!device.empty()) return registry.Find(device);
+  if (!backend.empty()) {
+    std::string available;
+    for (const RegisteredDevice& candidate : registry.devices()) {
+      if (candidate.plugin->name() == backend) return &candidate;
+      available += (available.empty() ? "" : ", ") + candidate.id();
+    }
+    return NotFound(fmt::format("no device of backend '{}'{} (devices found: {})", backend, where,
+                                available.empty() ? "none" : available));
+  }
+  if (registry.devices().empty()) return NotFound("no devices found: no plugin reported one");
+  return &registry.devices().front();
+}
+
+}  // namespace
+
+void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
+  command
+      ->add_option("--config", flags.config_file,
+                   "Config YAML: runtime section (backends) and bench sections (model, ...)")
+      ->check(CLI::ExistingFile);
+  command->add_option("--backend", flags.backend, "Run on this backend's first device");
+  command->add_option("--device", flags.device, "Run on this device (cpu:0, a name or a UUID)");
+  command
+      ->add_option("--hardware", flags.hardware_file,
+                   "Hardware spec YAML (configs/hardware/*.yaml): spec peaks for MBU/MFU; also "
+                   "the simulated device for the sim backend")
+      ->check(CLI::ExistingFile);
+  command->add_option("--mode", flags.mode, "Batching: continuous | dynamic | static")
+      ->check(CLI::IsMember({"continuous", "dynamic", "static"}));
+  command->add_option("--num-requests", flags.num_requests, "Requests to send")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--max-sequences", flags.max_sequences, "Sequences per step (batch size)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--no-progress", flags.no_progress, "Do not draw the progress line");
+}
+
+StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
+                                                      const BenchFlags& flags) {
+  const std::string config_file =
+      flags.config_file.empty() ? global.config_file : flags.config_file;
+  if (config_file.empty()) {
+    return InvalidArgument(
+        "no config file: give --config FILE.yaml (runtime section and model, "
+        "workload, scheduler, ...)");
+  }
+  auto prepared = std::make_unique<PreparedBench>();
+  HWINFER_ASSIGN_OR_RETURN(prepared->config, LoadBenchConfig(config_file));
+  BenchConfig& config = prepared->config;
+  if (config.model.path.empty() && config.model.shape.empty()) {
+    return InvalidArgument(config_file +
+                           ": no 'model' section; expected model: {path: FILE.gguf} "
+                           "or model: {shape: NAME}");
+  }
+  // Fail fast on a bad workload (e.g. a JSONL line) before plugins and the model load; RunBench
+  // draws the same requests again with the model's vocabulary.
+  if (!config.workload.jsonl_file.empty()) {
+    HWINFER_RETURN_IF_ERROR(GenerateWorkload(config.workload, /*vocab_size=*/2).status());
+  }
+  HWINFER_ASSIGN_OR_RETURN(RuntimeConfig runtime, LoadRuntimeConfig(config_file));
+  if (!flags.hardware_file.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(HardwareSpec spec, LoadHardwareSpec(flags.hardware_file));
+    prepared->run_options.hardware = std::move(spec);
+    // The simulated backend models the hardware named by its `hardware` plugin option.
+    const std::string absolute = fs::absolute(flags.hardware_file).lexically_normal().string();
+    for (BackendConfig& backend : runtime.backends) {
+      if (backend.name == "sim") backend.options["hardware"] = absolute;
+    }
+  }
+  HWINFER_ASSIGN_OR_RETURN(prepared->registry, BuildRegistry(global, std::move(runtime)));
+
+  // Flags first (device, then backend), then the config (device, then backend).
+  const RegisteredDevice* target = nullptr;
+  if (!flags.device.empty() || !flags.backend.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(target,
+                             PickDevice(prepared->registry, flags.device, flags.backend, ""));
+  } else {
+    HWINFER_ASSIGN_OR_RETURN(target, PickDevice(prepared->registry, config.device, config.backend,
+                                                " (named by " + config_file + ")"));
+  }
+  prepared->device_id = target->id();
+  HWINFER_ASSIGN_OR_RETURN(prepared->device, prepared->registry.Open(*target));
+
+  if (!flags.mode.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(config.scheduler.mode, ParseBatchingMode(flags.mode));
+  }
+  if (flags.num_requests > 0) config.workload.num_requests = flags.num_requests;
+  if (flags.max_sequences > 0) config.scheduler.max_sequences = flags.max_sequences;
+  return prepared;
+}
+
+std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const std::string& label) {
+  if (!enabled || ::isatty(::fileno(stderr)) == 0) return {};
+  return [label](const BenchProgress& p) {
+    constexpr int kWidth = 24;
+    const double fraction =
+        p.total > 0 ? static_cast<double>(p.finished) / static_cast<double>(p.total) : 0.0;
+    const int filled = static_cast<int>(fraction * kWidth);
+    const double tokens_per_s = p.now_s > 0 ? static_cast<double>(p.output_tokens) / p.now_s : 0;
+    fmt::print(stderr, "\r{}[{}{}] {}/{} done, {} running, {} waiting, {:.1f} tok/s   ",
+               label.empty() ? "" : label + " ", std::string(static_cast<size_t>(filled), '#'),
+               std::string(static_cast<size_t>(kWidth - filled), '.'), p.finished, p.total,
+               p.running, p.waiting, tokens_per_s);
+    std::fflush(stderr);
+  };
+}
+
+void EndProgressLine(bool enabled) {
+  if (enabled && ::isatty(::fileno(stderr)) != 0) fmt::print(stderr, "\n");
+}
+
+Status WriteTextFile(const std::string& path, const std::string& text) {
+  std::error_code ec;
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (ec) return InvalidArgument("cannot create folder '" + parent.string() + "': " + ec.message());
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return InvalidArgument("cannot write '" + path + "'");
+  return Status::Ok();
+}
+
+}  // namespace hwinfer::cli

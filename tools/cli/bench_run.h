@@ -1,0 +1,58 @@
+// tools/cli/bench_run.h — what `hwinfer bench` and `hwinfer sweep` share: their common flags,
+// loading one config file as both the runtime section (registry) and the bench sections,
+// applying flag overrides, picking the device, the live progress line and writing result files.
+// No measuring here: RunBench (hwinfer/bench_runner.h) does that.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "cli_common.h"
+#include "hwinfer/bench_config.h"
+#include "hwinfer/bench_runner.h"
+#include "hwinfer/registry.h"
+
+namespace hwinfer::cli {
+
+struct BenchFlags {
+  std::string config_file;    // --config; falls back to the global --config
+  std::string backend;        // --backend: that backend's first device
+  std::string device;         // --device: an exact device (cpu:0, a name or a UUID)
+  std::string hardware_file;  // --hardware: spec peaks; also the sim plugin's `hardware` option
+  std::string mode;           // --mode continuous|dynamic|static ("" = the config's)
+  int64_t num_requests = 0;   // --num-requests (0 = the config's)
+  int64_t max_sequences = 0;  // --max-sequences (0 = the config's)
+  bool no_progress = false;   // --no-progress
+};
+
+// Registers the flags above on |command| (--config, --backend, --device, --hardware, --mode,
+// --num-requests, --max-sequences, --no-progress).
+void AddBenchFlags(CLI::App* command, BenchFlags& flags);
+
+// Everything a run needs, loaded from the config and the flags.
+struct PreparedBench {
+  Registry registry;
+  std::shared_ptr<Device> device;
+  std::string device_id;  // "cpu:0"
+  BenchConfig config;     // with the flag overrides applied
+  BenchRunOptions run_options;
+};
+
+// Loads the runtime section (with --hardware passed to every `sim` backend as its `hardware`
+// option), the bench sections and the hardware file; applies the overrides; opens the device
+// chosen by --device, else --backend, else the config's device, else its backend, else the first.
+StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
+                                                      const BenchFlags& flags);
+
+// A progress callback that redraws one line on stderr ("\r"-updated) when stderr is a terminal
+// and |enabled|; an empty function otherwise. |label| prefixes the line (e.g. "batch 8").
+std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const std::string& label);
+// Ends the progress line (a newline) when one was drawn.
+void EndProgressLine(bool enabled);
+
+// Writes |text| to |path|, creating its parent folders. Errors name the path.
+Status WriteTextFile(const std::string& path, const std::string& text);
+
+}  // namespace hwinfer::cli

@@ -1,0 +1,117 @@
+// sweep_command.cpp — `hwinfer sweep --config FILE.yaml --batch 1,2,4,...,256
+// [--requests-per-batch K] [--json OUT.json] [--csv OUT.csv] [bench flags]`: the
+// throughput-latency curve. For each batch size b it runs the bench with
+// scheduler.max_sequences = b and workload.num_requests = max(b * K, the config's) (arrivals as
+// the config says; offline by default), on one device opened once, and prints one row per point:
+// batch, output tok/s, median TPOT (ms), median TTFT (ms), mean E2E (ms), decode MBU (% of the
+// spec peak bandwidth; of the measured peak when no spec is known).
+// The JSON is {"config": {...}, "points": [{"batch": b, <SummaryToJson keys>}, ...]}, which
+// `hwinfer compare` and tools/plot_results.py read.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "bench_run.h"
+#include "cli_common.h"
+#include "hwinfer/metrics.h"
+
+namespace hwinfer::cli {
+namespace {
+
+struct SweepOptions {
+  BenchFlags flags;
+  std::vector<int64_t> batches = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  int64_t requests_per_batch = 2;
+  std::string json_out, csv_out;
+};
+
+double DecodeMbuPercent(const RunSummary& s) {
+  return 100.0 * (s.decode.mbu_spec > 0 ? s.decode.mbu_spec : s.decode.mbu_measured);
+}
+
+int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
+  auto prepared = PrepareBench(global, options.flags);
+  if (!prepared.ok()) return ReportError(prepared.status());
+  PreparedBench& bench = **prepared;
+  const bool progress = !options.flags.no_progress;
+
+  nlohmann::json points = nlohmann::json::array();
+  nlohmann::json first_result;
+  std::string csv =
+      "batch,output_throughput,median_tpot_ms,median_ttft_ms,mean_e2el_ms,"
+      "decode_mbu_percent\n";
+  fmt::print("{:>6} {:>14} {:>16} {:>16} {:>14} {:>14}\n", "batch", "output tok/s",
+             "median TPOT ms", "median TTFT ms", "mean E2E ms", "decode MBU %");
+  for (const int64_t batch : options.batches) {
+    BenchConfig config = bench.config;
+    config.scheduler.max_sequences = batch;
+    if (config.workload.jsonl_file.empty() || config.workload.num_requests > 0) {
+      config.workload.num_requests =
+          std::max(batch * options.requests_per_batch, config.workload.num_requests);
+    }
+    BenchRunOptions run_options = bench.run_options;
+    run_options.on_progress = MakeProgressLine(progress, fmt::format("batch {}", batch));
+    StatusOr<BenchResult> result = RunBench(config, bench.device, run_options);
+    if (run_options.on_progress) EndProgressLine(progress);
+    if (!result.ok()) {
+      return ReportError(result.status().WithContext(fmt::format("sweep point batch {}", batch)));
+    }
+    const RunSummary& s = result->summary;
+    fmt::print("{:>6} {:>14.1f} {:>16.2f} {:>16.2f} {:>14.2f} {:>14.1f}\n", batch,
+               s.output_throughput, s.tpot_ms.median, s.ttft_ms.median, s.e2el_ms.mean,
+               DecodeMbuPercent(s));
+    std::fflush(stdout);
+    csv += fmt::format("{},{},{},{},{},{}\n", batch, s.output_throughput, s.tpot_ms.median,
+                       s.ttft_ms.median, s.e2el_ms.mean, DecodeMbuPercent(s));
+    nlohmann::json point = SummaryToJson(s);
+    point["batch"] = batch;
+    points.push_back(std::move(point));
+    if (first_result.is_null()) first_result = result->json;
+  }
+
+  nlohmann::json config_json = {{"file", bench.config.file},
+                                {"device", bench.device_id},
+                                {"batches", options.batches},
+                                {"requests_per_batch", options.requests_per_batch}};
+  // The run's description (env, model, workload, scheduler, hardware) from the first point.
+  for (const char* key : {"env", "model", "workload", "scheduler", "hardware"}) {
+    if (first_result.is_object() && first_result.contains(key))
+      config_json[key] = first_result[key];
+  }
+  const nlohmann::json document = {{"config", config_json}, {"points", points}};
+  if (!options.json_out.empty()) {
+    if (Status s = WriteTextFile(options.json_out, document.dump(2) + "\n"); !s.ok()) {
+      return ReportError(s);
+    }
+    fmt::print("wrote {}\n", options.json_out);
+  }
+  if (!options.csv_out.empty()) {
+    if (Status s = WriteTextFile(options.csv_out, csv); !s.ok()) return ReportError(s);
+    fmt::print("wrote {}\n", options.csv_out);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddSweepCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<SweepOptions>();
+  CLI::App* command = app.add_subcommand(
+      "sweep", "Run the bench at several batch sizes: the throughput-latency curve");
+  AddBenchFlags(command, options->flags);
+  command->add_option("--batch", options->batches, "Batch sizes (max_sequences), e.g. 1,2,4,8")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--requests-per-batch", options->requests_per_batch,
+                   "Requests per point = max(batch x K, the config's num_requests)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--json", options->json_out, "Write {config, points} JSON here");
+  command->add_option("--csv", options->csv_out, "Write one CSV row per point here");
+  command->callback([&global, &exit_code, options] { exit_code = RunSweep(global, *options); });
+}
+
+}  // namespace hwinfer::cli
