@@ -73,10 +73,9 @@ hwinfer_error* device_get_info(hwinfer_plugin* plugin, uint32_t ordinal, hwinfer
     info.device_type = HWINFER_DEVICE_TYPE_VIRTUAL;
     hwinfer_copy_string(info.name, sizeof(info.name), ("sim: " + spec.name).c_str());
     hwinfer_copy_string(info.vendor, sizeof(info.vendor), "hwinfer-sim");
-    hwinfer_copy_string(info.driver, sizeof(info.driver),
-                        ("hwinfer-sim " HWINFER_SIM_PLUGIN_VERSION " (virtual clock; " +
-                         spec.file + ")")
-                            .c_str());
+    hwinfer_copy_string(
+        info.driver, sizeof(info.driver),
+        ("hwinfer-sim " HWINFER_SIM_PLUGIN_VERSION " (virtual clock; " + spec.file + ")").c_str());
     make_uuid(spec.name, ordinal, info.uuid);
     info.memory_total_bytes = plugin->memory_total_bytes;
     info.memory_free_bytes = plugin->memory_total_bytes - allocated;
@@ -100,9 +99,9 @@ hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinf
     if (hwinfer_error* error = require_non_null(out, "device_open: out")) return error;
     if (hwinfer_error* error = check_ordinal(plugin, ordinal, "device_open")) return error;
     if (n_options > 0) {
-      const bool readable = options != nullptr && options[0].struct_size >=
-                                                       offsetof(hwinfer_option, value) +
-                                                           sizeof(options[0].value);
+      const bool readable =
+          options != nullptr &&
+          options[0].struct_size >= offsetof(hwinfer_option, value) + sizeof(options[0].value);
       return hwinfer_make_error(
           HWINFER_STATUS_INVALID_ARGUMENT,
           "sim device_open: unknown option '%s'; the sim device takes no options (plugin "

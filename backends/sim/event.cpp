@@ -67,7 +67,8 @@ hwinfer_error* event_query(hwinfer_event* event, uint32_t* out_complete) {
   return nullptr;
 }
 
-hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end, uint64_t* out_elapsed_ns) {
+hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end,
+                                uint64_t* out_elapsed_ns) {
   if (hwinfer_error* error = require_non_null(start, "event_elapsed_ns: start")) return error;
   if (hwinfer_error* error = require_non_null(end, "event_elapsed_ns: end")) return error;
   if (hwinfer_error* error = require_non_null(out_elapsed_ns, "event_elapsed_ns: out")) {

@@ -107,8 +107,8 @@ void write_one_hot(const hwinfer_tensor_view& view, int64_t row, uint32_t fp) {
   const int64_t span = (n - 1) * view.strides_bytes[1];
   const auto first = static_cast<uint64_t>(std::min(start, start + span));
   const auto last = static_cast<uint64_t>(std::max(start, start + span));
-  const auto hot =
-      static_cast<uint64_t>(start + (1 + static_cast<int64_t>(fp % (n - 1))) * view.strides_bytes[1]);
+  const auto hot = static_cast<uint64_t>(start + (1 + static_cast<int64_t>(fp % (n - 1))) *
+                                                     view.strides_bytes[1]);
   std::lock_guard<std::mutex> lock(buffer->one_hot_mutex);
   auto& offsets = buffer->one_hot_offsets;
   for (auto it = offsets.lower_bound(first); it != offsets.end() && *it <= last;) {

@@ -17,16 +17,16 @@ constexpr uint32_t kBF16 = HWINFER_DTYPE_BF16;
 constexpr uint32_t kI8 = HWINFER_DTYPE_I8;
 constexpr uint32_t kI32 = HWINFER_DTYPE_I32;
 
-#define SIM_RETURN_IF_ERROR(expr)                          \
-  do {                                                     \
+#define SIM_RETURN_IF_ERROR(expr)                              \
+  do {                                                         \
     if (hwinfer_error* sim_error_ = (expr)) return sim_error_; \
   } while (0)
 
 hwinfer_error* check_heads(const char* kernel, int64_t n_heads, int64_t n_kv_heads) {
   if (n_heads % n_kv_heads == 0) return nullptr;
   return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "sim %s: n_heads (%" PRId64 ") must be a multiple of n_kv_heads (%" PRId64
-                            ")",
+                            "sim %s: n_heads (%" PRId64
+                            ") must be a multiple of n_kv_heads (%" PRId64 ")",
                             kernel, n_heads, n_kv_heads);
 }
 
@@ -56,9 +56,11 @@ hwinfer_error* check_gemm(const hwinfer_device* device, const hwinfer_gemm_desc&
   SIM_RETURN_IF_ERROR(check_positive("gemm", "m, n, k", {d.m, d.n, d.k}));
   if (d.b_transposed > 1) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "sim gemm: b_transposed must be 0 or 1; got %" PRIu32, d.b_transposed);
+                              "sim gemm: b_transposed must be 0 or 1; got %" PRIu32,
+                              d.b_transposed);
   }
-  SIM_RETURN_IF_ERROR(check_operand(device, d.a, "gemm", "a", {kF32, kF16, kBF16}, {d.m, d.k}, require));
+  SIM_RETURN_IF_ERROR(
+      check_operand(device, d.a, "gemm", "a", {kF32, kF16, kBF16}, {d.m, d.k}, require));
   if (d.b_transposed != 0) {
     SIM_RETURN_IF_ERROR(
         check_operand(device, d.b, "gemm", "b", {kF32, kF16, kBF16}, {d.n, d.k}, require));
@@ -76,8 +78,8 @@ hwinfer_error* check_matmul_quantized(const hwinfer_device* device,
   SIM_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
   SIM_RETURN_IF_ERROR(check_positive(kName, "m, n, k", {d.m, d.n, d.k}));
   SIM_RETURN_IF_ERROR(check_operand(device, d.x, kName, "x", {kF32}, {d.m, d.k}, require));
-  SIM_RETURN_IF_ERROR(check_operand(device, d.w, kName, "w", {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0},
-                                    {d.n, d.k}, require));
+  SIM_RETURN_IF_ERROR(check_operand(device, d.w, kName, "w",
+                                    {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}, {d.n, d.k}, require));
   return check_operand(device, d.y, kName, "y", {kF32}, {d.m, d.n}, require);
 }
 
@@ -93,7 +95,8 @@ hwinfer_error* check_attention_prefill(const hwinfer_device* device,
   SIM_RETURN_IF_ERROR(check_heads(kName, d.n_heads, d.n_kv_heads));
   if (d.causal > 1) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "sim attention_prefill: causal must be 0 or 1; got %" PRIu32, d.causal);
+                              "sim attention_prefill: causal must be 0 or 1; got %" PRIu32,
+                              d.causal);
   }
   SIM_RETURN_IF_ERROR(check_operand(device, d.q, kName, "q", {kF32, kF16},
                                     {d.n_tokens, d.n_heads, d.head_dim}, require));
@@ -188,8 +191,8 @@ hwinfer_error* check_rope(const hwinfer_device* device, const hwinfer_rope_desc&
   const char* kName = "rope";
   SIM_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
   const bool has_k = d.k.buffer != nullptr || (!require && d.k.rank != 0);
-  SIM_RETURN_IF_ERROR(check_positive(kName, "n_tokens, n_heads, head_dim",
-                                     {d.n_tokens, d.n_heads, d.head_dim}));
+  SIM_RETURN_IF_ERROR(
+      check_positive(kName, "n_tokens, n_heads, head_dim", {d.n_tokens, d.n_heads, d.head_dim}));
   if (has_k) SIM_RETURN_IF_ERROR(check_positive(kName, "n_kv_heads (with k)", {d.n_kv_heads}));
   if (d.head_dim % 2 != 0 || d.rotary_dim % 2 != 0 || d.rotary_dim < 2 ||
       d.rotary_dim > d.head_dim) {
@@ -229,15 +232,16 @@ hwinfer_error* check_silu_mul(const hwinfer_device* device, const hwinfer_silu_m
   return check_operand(device, d.out, kName, "out", {kF32, kF16}, {d.n_tokens, d.dim}, require);
 }
 
-// table: [vocab, dim] F32 | F16 | BF16 | Q8_0 | Q4_0;  ids: [n_tokens] I32;  out: [n_tokens, dim] F32
+// table: [vocab, dim] F32 | F16 | BF16 | Q8_0 | Q4_0;  ids: [n_tokens] I32;  out: [n_tokens, dim]
+// F32
 hwinfer_error* check_embedding(const hwinfer_device* device, const hwinfer_embedding_desc& d,
                                bool require) {
   const char* kName = "embedding";
   SIM_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
   SIM_RETURN_IF_ERROR(check_positive(kName, "n_tokens, vocab, dim", {d.n_tokens, d.vocab, d.dim}));
-  SIM_RETURN_IF_ERROR(check_operand(
-      device, d.table, kName, "table",
-      {kF32, kF16, kBF16, HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}, {d.vocab, d.dim}, require));
+  SIM_RETURN_IF_ERROR(check_operand(device, d.table, kName, "table",
+                                    {kF32, kF16, kBF16, HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0},
+                                    {d.vocab, d.dim}, require));
   SIM_RETURN_IF_ERROR(check_operand(device, d.ids, kName, "ids", {kI32}, {d.n_tokens}, require));
   return check_operand(device, d.out, kName, "out", {kF32}, {d.n_tokens, d.dim}, require);
 }
@@ -249,10 +253,9 @@ hwinfer_error* check_bandwidth_probe(const hwinfer_device* device,
   SIM_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
   if (d.mode != HWINFER_PROBE_READ && d.mode != HWINFER_PROBE_COPY &&
       d.mode != HWINFER_PROBE_WRITE) {
-    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                              "sim bandwidth_probe: unknown mode %" PRIu32
-                              " (READ=0, COPY=1, WRITE=2)",
-                              d.mode);
+    return hwinfer_make_error(
+        HWINFER_STATUS_UNSUPPORTED,
+        "sim bandwidth_probe: unknown mode %" PRIu32 " (READ=0, COPY=1, WRITE=2)", d.mode);
   }
   if (d.size_bytes == 0 || d.size_bytes > static_cast<uint64_t>(INT64_MAX)) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,

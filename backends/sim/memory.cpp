@@ -51,12 +51,11 @@ hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_
       std::lock_guard<std::mutex> lock(plugin->mutex);
       uint64_t& allocated = plugin->allocated[device->ordinal];
       if (size_bytes > total - allocated) {
-        return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY,
-                                  "sim buffer_alloc: %" PRIu64 " bytes requested, but %" PRIu64
-                                  " of the device's %" PRIu64 " bytes are allocated (%" PRIu64
-                                  " free; memory_gib of %s)",
-                                  size_bytes, allocated, total, total - allocated,
-                                  plugin->spec.file.c_str());
+        return hwinfer_make_error(
+            HWINFER_STATUS_OUT_OF_MEMORY,
+            "sim buffer_alloc: %" PRIu64 " bytes requested, but %" PRIu64
+            " of the device's %" PRIu64 " bytes are allocated (%" PRIu64 " free; memory_gib of %s)",
+            size_bytes, allocated, total, total - allocated, plugin->spec.file.c_str());
       }
       allocated += size_bytes;
     }
@@ -66,7 +65,8 @@ hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_
     };
     void* data = nullptr;
     if (size_bytes <= plugin->backed_limit_bytes) {
-      const uint64_t rounded = (size_bytes + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes;
+      const uint64_t rounded =
+          (size_bytes + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes;
       if (posix_memalign(&data, kAlignmentBytes, static_cast<size_t>(rounded)) != 0) {
         release();
         return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY,

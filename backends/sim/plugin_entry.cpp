@@ -122,8 +122,7 @@ hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_opti
 // The folder this plugin file lives in ("" when dladdr cannot tell).
 std::string plugin_dir() {
   Dl_info info;
-  if (dladdr(reinterpret_cast<const void*>(&plugin_dir), &info) == 0 ||
-      info.dli_fname == nullptr) {
+  if (dladdr(reinterpret_cast<const void*>(&plugin_dir), &info) == 0 || info.dli_fname == nullptr) {
     return "";
   }
   return std::filesystem::path(info.dli_fname).parent_path().string();
@@ -133,10 +132,10 @@ std::string plugin_dir() {
 std::vector<std::string> default_hardware_candidates() {
   std::vector<std::string> candidates;
   if (const std::string dir = plugin_dir(); !dir.empty()) {
-    candidates.push_back((std::filesystem::path(dir) / HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR /
-                          kDefaultHardwareFile)
-                             .lexically_normal()
-                             .string());
+    candidates.push_back(
+        (std::filesystem::path(dir) / HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR / kDefaultHardwareFile)
+            .lexically_normal()
+            .string());
   }
   for (const char* dir : {HWINFER_SIM_HARDWARE_INSTALL_DIR, HWINFER_SIM_HARDWARE_SOURCE_DIR}) {
     if (dir[0] != '\0') candidates.push_back(std::string(dir) + "/" + kDefaultHardwareFile);
@@ -165,10 +164,10 @@ hwinfer_error* load_hardware(const std::string& option, HardwareSpec* out) {
   }
   StatusOr<HardwareSpec> spec = LoadHardwareSpec(path);
   if (!spec.ok()) {
-    return hwinfer_make_error(option.empty() ? HWINFER_STATUS_UNAVAILABLE
-                                             : HWINFER_STATUS_INVALID_ARGUMENT,
-                              "sim plugin_init: cannot use hardware file '%s': %s", path.c_str(),
-                              spec.status().message().c_str());
+    return hwinfer_make_error(
+        option.empty() ? HWINFER_STATUS_UNAVAILABLE : HWINFER_STATUS_INVALID_ARGUMENT,
+        "sim plugin_init: cannot use hardware file '%s': %s", path.c_str(),
+        spec.status().message().c_str());
   }
   *out = std::move(spec).value();
   return nullptr;
@@ -254,7 +253,8 @@ void plugin_destroy(hwinfer_plugin* plugin) {
     for (uint32_t i = 0; i < plugin->device_count; ++i) {
       if (plugin->open[i]) {
         log_message(plugin->host, HWINFER_LOG_WARNING,
-                    "sim plugin_destroy: device %" PRIu32 " is still open; the host must close it "
+                    "sim plugin_destroy: device %" PRIu32
+                    " is still open; the host must close it "
                     "first (its handle now dangles)",
                     i);
       }

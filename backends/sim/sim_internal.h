@@ -32,21 +32,21 @@
 // One initialised plugin instance: the hardware it pretends to be, and per-ordinal state.
 struct hwinfer_plugin {
   const hwinfer_host_api* host = nullptr;
-  hwinfer::HardwareSpec spec;           // from the `hardware` file
-  uint64_t memory_total_bytes = 0;      // memory_gib of the file, or 80 GiB
-  uint64_t backed_limit_bytes = 0;      // buffers up to this size get host memory
-  uint32_t device_count = 1;            // option `devices`
-  std::mutex mutex;                     // guards the two vectors below
-  std::vector<bool> open;               // [device_count] device_open'ed now
-  std::vector<uint64_t> allocated;      // [device_count] bytes of live buffers (info's free)
+  hwinfer::HardwareSpec spec;       // from the `hardware` file
+  uint64_t memory_total_bytes = 0;  // memory_gib of the file, or 80 GiB
+  uint64_t backed_limit_bytes = 0;  // buffers up to this size get host memory
+  uint32_t device_count = 1;        // option `devices`
+  std::mutex mutex;                 // guards the two vectors below
+  std::vector<bool> open;           // [device_count] device_open'ed now
+  std::vector<uint64_t> allocated;  // [device_count] bytes of live buffers (info's free)
 };
 
 // One opened simulated device.
 struct hwinfer_device {
   hwinfer_plugin* plugin = nullptr;
   uint32_t ordinal = 0;
-  std::mutex mutex;             // guards allocated_bytes and clock_ns
-  double clock_ns = 0;          // device-wide virtual clock: max over its streams' cursors
+  std::mutex mutex;     // guards allocated_bytes and clock_ns
+  double clock_ns = 0;  // device-wide virtual clock: max over its streams' cursors
   std::atomic<int64_t> live_buffers{0};
   std::atomic<int64_t> live_streams{0};
   std::atomic<int64_t> live_events{0};

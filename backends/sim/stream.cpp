@@ -126,9 +126,11 @@ hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t sr
       return error;
     }
     if (size_bytes == 0) return nullptr;
-    if (src == dst && src_offset < dst_offset + size_bytes && dst_offset < src_offset + size_bytes) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "sim copy_d2d: source and destination ranges of one buffer overlap");
+    if (src == dst && src_offset < dst_offset + size_bytes &&
+        dst_offset < src_offset + size_bytes) {
+      return hwinfer_make_error(
+          HWINFER_STATUS_INVALID_ARGUMENT,
+          "sim copy_d2d: source and destination ranges of one buffer overlap");
     }
     const auto size = static_cast<size_t>(size_bytes);
     if (dst->backed()) {

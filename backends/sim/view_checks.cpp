@@ -70,7 +70,8 @@ hwinfer_error* check_operand(const hwinfer_device* device, const hwinfer_tensor_
   }
   if (std::find(dtypes.begin(), dtypes.end(), view.dtype) == dtypes.end()) {
     std::string allowed;
-    for (const uint32_t dtype : dtypes) allowed += (allowed.empty() ? "" : " | ") + std::string(dtype_name(dtype));
+    for (const uint32_t dtype : dtypes)
+      allowed += (allowed.empty() ? "" : " | ") + std::string(dtype_name(dtype));
     const bool known = element_bytes(view.dtype) != 0 || is_block_dtype(view.dtype);
     return hwinfer_make_error(known ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNSUPPORTED,
                               "sim %s: operand %s has dtype %s (%" PRIu32 "); expected %s", kernel,

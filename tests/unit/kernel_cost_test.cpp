@@ -71,8 +71,8 @@ hwinfer_gemm_desc Gemm(int64_t m, int64_t n, int64_t k, uint32_t a, uint32_t b, 
 
 TEST(KernelCost, GemvF16CountsWeightsOnceAndTwoFlopsPerMultiplyAdd) {
   // [1,4096] x [4096,4096] f16: a 8192 B + b 33554432 B read, c 8192 B written.
-  const KernelCost cost = Count(Gemm(1, 4096, 4096, HWINFER_DTYPE_F16, HWINFER_DTYPE_F16,
-                                     HWINFER_DTYPE_F16));
+  const KernelCost cost =
+      Count(Gemm(1, 4096, 4096, HWINFER_DTYPE_F16, HWINFER_DTYPE_F16, HWINFER_DTYPE_F16));
   EXPECT_DOUBLE_EQ(cost.flops, 33554432.0);
   EXPECT_DOUBLE_EQ(cost.bytes_read, 33562624.0);
   EXPECT_DOUBLE_EQ(cost.bytes_written, 8192.0);
@@ -89,9 +89,9 @@ TEST(KernelCost, GemmReadsCWhenBetaIsNonZeroAndPicksTheNarrowerDtype) {
   EXPECT_DOUBLE_EQ(cost.bytes_read, 2 * 5 * 4 + 3 * 5 * 2 + 2 * 3 * 4);  // a + b + c read
   EXPECT_DOUBLE_EQ(cost.bytes_written, 24.0);
   EXPECT_EQ(cost.compute_dtype, HWINFER_DTYPE_BF16);
-  EXPECT_EQ(Count(Gemm(2, 3, 5, HWINFER_DTYPE_F32, HWINFER_DTYPE_F32, HWINFER_DTYPE_F32))
-                .compute_dtype,
-            HWINFER_DTYPE_F32);
+  EXPECT_EQ(
+      Count(Gemm(2, 3, 5, HWINFER_DTYPE_F32, HWINFER_DTYPE_F32, HWINFER_DTYPE_F32)).compute_dtype,
+      HWINFER_DTYPE_F32);
 }
 
 hwinfer_matmul_quantized_desc Matmul(int64_t m, int64_t n, int64_t k, uint32_t w) {
@@ -148,7 +148,7 @@ TEST(KernelCost, DecodeAttentionCountsTheContextLengthsTheReaderSupplies) {
   ints.Set(&d.context_lens, {10, 33});  // 43 cached tokens
   const KernelCost cost = Count(d, ints.Reader());
   EXPECT_FALSE(cost.upper_bound);
-  EXPECT_DOUBLE_EQ(cost.flops, 4.0 * 64 * 8 * 43);                 // 88064
+  EXPECT_DOUBLE_EQ(cost.flops, 4.0 * 64 * 8 * 43);                            // 88064
   EXPECT_DOUBLE_EQ(cost.bytes_read, 2 * 8 * 64 * 2 + 2.0 * 43 * 2 * 64 * 2);  // q + K + V
   EXPECT_DOUBLE_EQ(cost.bytes_written, 2 * 8 * 64 * 2);
   EXPECT_EQ(cost.compute_dtype, HWINFER_DTYPE_F16);

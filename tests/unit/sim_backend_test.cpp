@@ -244,8 +244,7 @@ TEST(SimBackend, KernelQueryAcceptsWhatTheCpuBackendAccepts) {
   ASSERT_TRUE(support.ok()) << support.status().ToString();
   EXPECT_TRUE(support->supported);
   gemm.c.shape[1] = 5;  // malformed: an error, as at enqueue
-  EXPECT_EQ(device->QueryKernel(AsKernelDesc(gemm)).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(device->QueryKernel(AsKernelDesc(gemm)).status().code(), StatusCode::kInvalidArgument);
   hwinfer_kernel_desc unknown{sizeof(hwinfer_kernel_desc), 999};
   support = device->QueryKernel(unknown);
   ASSERT_TRUE(support.ok());
@@ -354,8 +353,8 @@ TEST(SimBackend, EmbeddingIdOutOfRangeIsReportedAtSynchronize) {
 }
 
 TEST(SimBackend, LlamaExecutorGeneratesTheSamePseudoTokensTwice) {
-  auto model = LlamaModel::Open(std::string(HWINFER_SOURCE_DIR) +
-                                "/tests/data/gguf/tiny-llama-f32.gguf");
+  auto model =
+      LlamaModel::Open(std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/tiny-llama-f32.gguf");
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   auto generate = [&](const std::vector<std::vector<int32_t>>& prompts) {
     auto executor = LlamaExecutor::Create(OpenSim(), *model);

@@ -6,12 +6,12 @@
 // Sizes: plain dtypes by element (F32/I32 4, F16/BF16 2, I8 1); quantized dtypes by block
 // (Q8_0 34 bytes and Q4_0 18 bytes per 32 values, plugin.h). All counts are doubles, so huge
 // shapes cannot overflow.
+#include "hwinfer/kernel_cost.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#include "hwinfer/kernel_cost.h"
 
 namespace hwinfer {
 
