@@ -115,12 +115,39 @@ void write_attention_prefill(hwinfer_stream*, const hwinfer_attention_prefill_de
   write_attention_rows(d.q, d.out, d.n_tokens);
 }
 
-void write_attention_decode(hwinfer_stream*, const hwinfer_attention_decode_paged_desc& d) {
+// As the CPU backend: context_lens[s] outside [1, max_blocks_per_seq * block_size] is an error at
+// the next synchronize (block ids are not looked at: the pools hold no data here).
+void write_attention_decode(hwinfer_stream* stream, const hwinfer_attention_decode_paged_desc& d) {
+  const int64_t capacity = d.max_blocks_per_seq * d.block_size;
+  for (int64_t s = 0; s < d.n_seqs; ++s) {
+    int32_t len = 1;
+    if (read_int(d.context_lens, s, &len) && (len < 1 || len > capacity)) {
+      set_pending(stream, hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                             "sim attention_decode_paged: context_lens[%" PRId64
+                                             "] = %" PRId32 " is outside [1, %" PRId64 "]",
+                                             s, len, capacity));
+      return;
+    }
+  }
   write_attention_rows(d.q, d.out, d.n_seqs);
 }
 
-void write_kv_append(hwinfer_stream*, const hwinfer_kv_append_desc&) {
-  // The pools hold no fingerprints: attention output follows the query (see above).
+// The pools hold no fingerprints (attention output follows the query, above); only the slots are
+// checked, as the CPU backend does: a slot past num_blocks * block_size is an error at the next
+// synchronize (negative slots are padding).
+void write_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc& d) {
+  const int64_t slots = d.num_blocks * d.block_size;
+  for (int64_t t = 0; t < d.n_tokens; ++t) {
+    int32_t slot = -1;
+    if (read_int(d.slot_mapping, t, &slot) && slot >= slots) {
+      set_pending(stream,
+                  hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                     "sim kv_append: slot_mapping[%" PRId64 "] = %" PRId32
+                                     " is outside [0, num_blocks * block_size = %" PRId64 ")",
+                                     t, slot, slots));
+      return;
+    }
+  }
 }
 
 // Without residual: out = x. With: residual = mix(x, residual); out = residual.

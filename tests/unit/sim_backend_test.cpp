@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include <vector>
 
@@ -200,6 +201,27 @@ TEST(SimBackend, AKernelTakesItsRooflineTimePlusTheLaunchOverhead) {
     ASSERT_TRUE(stream->CopyH2D(host.data(), *a, 0, host.size()).ok());
   });
   EXPECT_EQ(copy_ns, 5299u);
+}
+
+TEST(SimBackend, AMinimalHardwareFileGetsDefaultMemoryAndTheF32PeakForEveryDtype) {
+  const std::string path = ::testing::TempDir() + "/sim_minimal_hardware.yaml";
+  {
+    std::ofstream file(path);
+    file << "name: Tiny Accelerator\npeak_bandwidth_gb_per_s: 100\npeak_tflops:\n  f32: 1\n";
+  }
+  std::shared_ptr<Device> device = OpenSim({{"hardware", path}, {"backed_limit_mib", "1"}});
+  ASSERT_NE(device, nullptr);
+  EXPECT_EQ(device->info().name, "sim: Tiny Accelerator");
+  EXPECT_EQ(device->info().memory_total_bytes, 80 * kGiB);  // memory_gib absent
+  EXPECT_DOUBLE_EQ(device->info().spec_peak_flops_f16, 0);
+  auto stream = device->CreateStream();
+  auto a = device->Allocate(4096 * 4096 * 2);
+  ASSERT_TRUE(stream.ok() && a.ok());
+  // f16 GEMM 4096^3 with no f16 peak: 2 * 4096^3 flops / 1e12 (the f32 peak) = 137438953.472 ns,
+  // against 3 * 33554432 bytes / 100e9 = 1006632.96 ns; no launch overhead in the file.
+  const hwinfer_gemm_desc gemm = GemmF16(*a, *a, *a, 4096, 4096, 4096);
+  EXPECT_EQ(TimeNs(*device, *stream, [&] { ASSERT_TRUE(stream->Launch(AsKernelDesc(gemm)).ok()); }),
+            137438953u);
 }
 
 TEST(SimBackend, WaitingOnAnEventMovesTheOtherStreamsClock) {
