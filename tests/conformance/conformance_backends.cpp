@@ -51,6 +51,15 @@ ConformanceBackend NoDevice(const std::string& name, const std::string& path,
   return backend;
 }
 
+// Sets |backend|'s simulated_reason when its device is a simulated one (timing model only: there
+// are no numerics to compare with the CPU reference).
+void MarkSimulated(ConformanceBackend& backend) {
+  auto info = backend.plugin->GetDeviceInfo(backend.ordinal);
+  if (info.ok() && info->device_type == HWINFER_DEVICE_TYPE_VIRTUAL) {
+    backend.simulated_reason = "simulated device: timing model only";
+  }
+}
+
 // Every device of a loaded plugin, or one no-device entry when it has none.
 void AddPluginDevices(const std::shared_ptr<Plugin>& plugin, std::vector<ConformanceBackend>& out) {
   auto count = plugin->DeviceCount();
@@ -65,6 +74,7 @@ void AddPluginDevices(const std::shared_ptr<Plugin>& plugin, std::vector<Conform
     backend.plugin_path = plugin->path();
     backend.plugin = plugin;
     backend.ordinal = ordinal;
+    MarkSimulated(backend);
     out.push_back(std::move(backend));
   }
 }
@@ -111,6 +121,7 @@ StatusOr<Discovery> FromConfig(const BackendSelection& selection) {
       backend.plugin = plugin;
       backend.ordinal = device.ordinal;
       backend.device_options = device.options;
+      MarkSimulated(backend);
       discovery.backends.push_back(std::move(backend));
       ++selected;
     }

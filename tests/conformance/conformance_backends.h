@@ -39,6 +39,9 @@ struct ConformanceBackend {
   OptionMap device_options;  // device_open options from the config
   // Non-empty: there is no device, and every case skips with this ("cuda: 0 devices: ...").
   std::string no_device_reason;
+  // Non-empty: the device is simulated (HWINFER_DEVICE_TYPE_VIRTUAL, it computes no numerics), so
+  // every case skips with this, and a run of nothing but such devices is not a failure.
+  std::string simulated_reason;
   std::string test_name;  // the GoogleTest parameter name: "cpu_0", "cuda_nodevice"
   Expectations expectations;
 

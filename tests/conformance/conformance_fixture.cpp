@@ -16,6 +16,9 @@ void ConformanceTest::SetUp() {
   ConformanceBackend& under_test = backend();
   const std::string name = CurrentTestName();
   if (!under_test.has_device()) GTEST_SKIP() << under_test.no_device_reason;
+  if (!under_test.simulated_reason.empty()) {
+    GTEST_SKIP() << under_test.label() << ": " << under_test.simulated_reason;
+  }
   if (const Expectation* unsupported = FindExpectation(under_test.expectations.unsupported, name)) {
     GTEST_SKIP() << "unsupported on " << under_test.name << " (" << under_test.expectations.source
                  << ", pattern \"" << unsupported->pattern << "\"): " << unsupported->reason;

@@ -74,6 +74,7 @@ void PrintBackends(const std::vector<ConformanceBackend>& backends) {
     if (backend.has_device()) {
       auto info = backend.plugin->GetDeviceInfo(backend.ordinal);
       device = info.ok() ? " '" + info->name + "'" : "";
+      if (!backend.simulated_reason.empty()) device += " skipped: " + backend.simulated_reason;
     } else {
       device = " skipped: " + backend.no_device_reason;
     }
@@ -188,7 +189,14 @@ int RunConformance(const ConformanceOptions& options, int argc, char** argv) {
                  load_error.message().c_str());
     failed = true;
   }
-  if (counts.passed + counts.failed == 0) {
+  // Simulated devices have no numerics to check: a run of only those skips without failing.
+  bool only_simulated = !listed.empty();
+  for (const ConformanceBackend& backend : listed) {
+    only_simulated = only_simulated && !backend.simulated_reason.empty();
+  }
+  if (counts.passed + counts.failed == 0 && counts.skipped > 0 && only_simulated) {
+    std::printf("conformance: every device is simulated (timing model only); nothing to check\n");
+  } else if (counts.passed + counts.failed == 0) {
     std::fprintf(stderr, "conformance: FAILED: zero test cases ran: %s\n",
                  WhyNothingRan(options, listed, counts.skipped).c_str());
     failed = true;

@@ -1,0 +1,332 @@
+// kernels.cpp — the sim plugin's kernel table and kernel_query.
+//
+// Every slot: validate (kernel_checks.h, the same checks kernel_query answers with), count the
+// kernel's bytes and FLOPs with the core's CountKernelCost (int arrays read from backed buffers),
+// advance the stream's virtual clock by
+//     max(bytes / peak bandwidth, flops / peak FLOP/s of the compute dtype) + launch overhead,
+// then write the deterministic pseudo-output (fingerprint.h) into backed outputs. Nothing runs
+// later: errors the CPU backend reports "while running" (an embedding id out of range) are kept
+// on the stream and returned by its next synchronize.
+#include <algorithm>
+#include <cinttypes>
+#include <vector>
+
+#include "fingerprint.h"
+#include "hwinfer/kernel_cost.h"
+#include "kernel_checks.h"
+#include "sim_internal.h"
+#include "view_checks.h"
+
+namespace hwinfer::sim {
+
+namespace {
+
+// The spec peak FLOP/s for |dtype|; falls back to F32's, then to the largest peak the file gives.
+double peak_flops(const HardwareSpec& spec, uint32_t dtype) {
+  double peak = 0;
+  switch (dtype) {
+    case HWINFER_DTYPE_F16:
+      peak = spec.peak_flops_f16;
+      break;
+    case HWINFER_DTYPE_BF16:
+      peak = spec.peak_flops_bf16;
+      break;
+    case HWINFER_DTYPE_I8:
+      peak = spec.peak_flops_int8;
+      break;
+    default:
+      peak = spec.peak_flops_f32;
+      break;
+  }
+  if (peak <= 0) peak = spec.peak_flops_f32;
+  if (peak <= 0) {
+    peak = std::max({spec.peak_flops_f16, spec.peak_flops_bf16, spec.peak_flops_int8});
+  }
+  return peak;
+}
+
+// The roofline time of |cost| plus the launch overhead, in ns.
+double kernel_ns(const HardwareSpec& spec, const KernelCost& cost) {
+  const double bandwidth = spec.peak_bandwidth_bytes_per_s;
+  const double peak = peak_flops(spec, cost.compute_dtype);
+  const double memory_s = bandwidth > 0 ? cost.bytes() / bandwidth : 0.0;
+  const double compute_s = peak > 0 ? cost.flops / peak : 0.0;
+  return (std::max(memory_s, compute_s) + spec.launch_overhead_s) * 1e9;
+}
+
+// Keeps |error| as the stream's pending error unless one is already pending.
+void set_pending(hwinfer_stream* stream, hwinfer_error* error) {
+  if (stream->pending_error == nullptr) {
+    stream->pending_error = error;
+  } else {
+    error->destroy(error);
+  }
+}
+
+// The common body of every slot: checks, clock, then |write| (the pseudo-output).
+template <typename Desc, typename Check, typename Write>
+hwinfer_error* run_kernel(const char* name, hwinfer_stream* stream, const Desc* desc, Check check,
+                          Write write) {
+  return guarded(name, [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(stream, "kernel: stream")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "kernel: desc")) return error;
+    if (hwinfer_error* error = check(stream->device, *desc, true)) return error;
+    const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
+      return read_int_array(view, out);
+    };
+    const KernelCost cost =
+        CountKernelCost(reinterpret_cast<const hwinfer_kernel_desc&>(*desc), reader);
+    advance_clock(stream, kernel_ns(stream->device->plugin->spec, cost));
+    write(stream, *desc);
+    return nullptr;
+  });
+}
+
+// ---- pseudo-outputs (fingerprint.h), one per kernel ------------------------------------------
+
+// Row r of the product = mix(row r of the activations, n); plus the one-hot logit.
+void write_product(const hwinfer_tensor_view& in, const hwinfer_tensor_view& out, int64_t rows,
+                   int64_t n) {
+  for (int64_t r = 0; r < rows; ++r) {
+    uint32_t fp = 0;
+    if (!read_row(in, r, &fp)) fp = static_cast<uint32_t>(r);
+    fp = mix(fp, static_cast<uint32_t>(n));
+    write_one_hot(out, r, fp);
+    write_row(out, r, fp);
+  }
+}
+
+void write_gemm(hwinfer_stream*, const hwinfer_gemm_desc& d) { write_product(d.a, d.c, d.m, d.n); }
+
+void write_matmul_quantized(hwinfer_stream*, const hwinfer_matmul_quantized_desc& d) {
+  write_product(d.x, d.y, d.m, d.n);
+}
+
+// Output row t = query row t (the query carries the token and, after rope, its position).
+void write_attention_rows(const hwinfer_tensor_view& q, const hwinfer_tensor_view& out,
+                          int64_t rows) {
+  for (int64_t t = 0; t < rows; ++t) {
+    uint32_t fp = 0;
+    if (read_row(q, t, &fp)) write_row(out, t, fp);
+  }
+}
+
+void write_attention_prefill(hwinfer_stream*, const hwinfer_attention_prefill_desc& d) {
+  write_attention_rows(d.q, d.out, d.n_tokens);
+}
+
+// As the CPU backend: context_lens[s] outside [1, max_blocks_per_seq * block_size] is an error at
+// the next synchronize (block ids are not looked at: the pools hold no data here).
+void write_attention_decode(hwinfer_stream* stream, const hwinfer_attention_decode_paged_desc& d) {
+  const int64_t capacity = d.max_blocks_per_seq * d.block_size;
+  for (int64_t s = 0; s < d.n_seqs; ++s) {
+    int32_t len = 1;
+    if (read_int(d.context_lens, s, &len) && (len < 1 || len > capacity)) {
+      set_pending(stream, hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                             "sim attention_decode_paged: context_lens[%" PRId64
+                                             "] = %" PRId32 " is outside [1, %" PRId64 "]",
+                                             s, len, capacity));
+      return;
+    }
+  }
+  write_attention_rows(d.q, d.out, d.n_seqs);
+}
+
+// The pools hold no fingerprints (attention output follows the query, above); only the slots are
+// checked, as the CPU backend does: a slot past num_blocks * block_size is an error at the next
+// synchronize (negative slots are padding).
+void write_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc& d) {
+  const int64_t slots = d.num_blocks * d.block_size;
+  for (int64_t t = 0; t < d.n_tokens; ++t) {
+    int32_t slot = -1;
+    if (read_int(d.slot_mapping, t, &slot) && slot >= slots) {
+      set_pending(stream,
+                  hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                     "sim kv_append: slot_mapping[%" PRId64 "] = %" PRId32
+                                     " is outside [0, num_blocks * block_size = %" PRId64 ")",
+                                     t, slot, slots));
+      return;
+    }
+  }
+}
+
+// Without residual: out = x. With: residual = mix(x, residual); out = residual.
+void write_rms_norm(hwinfer_stream*, const hwinfer_rms_norm_desc& d) {
+  const bool fused = d.residual.buffer != nullptr;
+  for (int64_t t = 0; t < d.n_tokens; ++t) {
+    uint32_t fp = 0;
+    if (!read_row(d.x, t, &fp)) continue;
+    if (fused) {
+      uint32_t residual = 0;
+      if (read_row(d.residual, t, &residual)) fp = mix(fp, residual);
+      write_row(d.residual, t, fp);
+    }
+    write_row(d.out, t, fp);
+  }
+}
+
+// q and k rows of token t mix in positions[t].
+void write_rope(hwinfer_stream*, const hwinfer_rope_desc& d) {
+  for (int64_t t = 0; t < d.n_tokens; ++t) {
+    int32_t position = static_cast<int32_t>(t);
+    read_int(d.positions, t, &position);
+    const auto salt = static_cast<uint32_t>(position);
+    uint32_t fp = 0;
+    if (read_row(d.q, t, &fp)) write_row(d.q, t, mix(fp, salt));
+    if (d.k.buffer != nullptr && read_row(d.k, t, &fp)) write_row(d.k, t, mix(fp, salt));
+  }
+}
+
+void write_silu_mul(hwinfer_stream*, const hwinfer_silu_mul_desc& d) {
+  for (int64_t t = 0; t < d.n_tokens; ++t) {
+    uint32_t gate = 0, up = 0;
+    const bool has_gate = read_row(d.gate, t, &gate);
+    const bool has_up = read_row(d.up, t, &up);
+    if (has_gate || has_up) write_row(d.out, t, mix(gate, up));
+  }
+}
+
+// Row t = hash(ids[t]); an id outside [0, vocab) is an error at the next synchronize.
+void write_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc& d) {
+  for (int64_t t = 0; t < d.n_tokens; ++t) {
+    int32_t id = 0;
+    if (!read_int(d.ids, t, &id)) continue;
+    if (id < 0 || id >= d.vocab) {
+      set_pending(stream, hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                             "sim embedding: ids[%" PRId64 "] = %" PRId32
+                                             " is outside [0, vocab = %" PRId64 ")",
+                                             t, id, d.vocab));
+      return;
+    }
+    write_row(d.out, t, mix(static_cast<uint32_t>(id), 0xe3b));
+  }
+}
+
+void write_bandwidth_probe(hwinfer_stream*, const hwinfer_bandwidth_probe_desc&) {
+  // Time only: the probe's bytes are modelled, not moved.
+}
+
+// ---- slots --------------------------------------------------------------------------------------
+
+hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc) {
+  return run_kernel("gemm", stream, desc, check_gemm, write_gemm);
+}
+hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
+                                        const hwinfer_matmul_quantized_desc* desc) {
+  return run_kernel("matmul_quantized", stream, desc, check_matmul_quantized,
+                    write_matmul_quantized);
+}
+hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
+                                         const hwinfer_attention_prefill_desc* desc) {
+  return run_kernel("attention_prefill", stream, desc, check_attention_prefill,
+                    write_attention_prefill);
+}
+hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
+                                              const hwinfer_attention_decode_paged_desc* desc) {
+  return run_kernel("attention_decode_paged", stream, desc, check_attention_decode_paged,
+                    write_attention_decode);
+}
+hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc) {
+  return run_kernel("kv_append", stream, desc, check_kv_append, write_kv_append);
+}
+hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
+  return run_kernel("rms_norm", stream, desc, check_rms_norm, write_rms_norm);
+}
+hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
+  return run_kernel("rope", stream, desc, check_rope, write_rope);
+}
+hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
+  return run_kernel("silu_mul", stream, desc, check_silu_mul, write_silu_mul);
+}
+hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc) {
+  return run_kernel("embedding", stream, desc, check_embedding, write_embedding);
+}
+hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
+                                       const hwinfer_bandwidth_probe_desc* desc) {
+  return run_kernel("bandwidth_probe", stream, desc, check_bandwidth_probe, write_bandwidth_probe);
+}
+
+const hwinfer_kernel_table kKernelTable = {
+    .struct_size = sizeof(hwinfer_kernel_table),
+    .reserved0 = 0,
+    .gemm = &enqueue_gemm,
+    .matmul_quantized = &enqueue_matmul_quantized,
+    .attention_prefill = &enqueue_attention_prefill,
+    .attention_decode_paged = &enqueue_attention_decode_paged,
+    .kv_append = &enqueue_kv_append,
+    .rms_norm = &enqueue_rms_norm,
+    .rope = &enqueue_rope,
+    .silu_mul = &enqueue_silu_mul,
+    .embedding = &enqueue_embedding,
+    .bandwidth_probe = &enqueue_bandwidth_probe,
+};
+
+// kernel_query's answer from a check: UNSUPPORTED becomes supported = 0 with the reason; other
+// errors are returned as they are.
+hwinfer_error* answer(hwinfer_error* check, hwinfer_kernel_support* out) {
+  if (check == nullptr) {
+    hwinfer_set_support(out, HWINFER_KERNEL_SUPPORTED, "%s", "");
+    return nullptr;
+  }
+  if (check->code != HWINFER_STATUS_UNSUPPORTED) return check;
+  hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED, "%s", check->message);
+  check->destroy(check);
+  return nullptr;
+}
+
+template <typename Desc, typename Check>
+hwinfer_error* query(const hwinfer_device* device, const hwinfer_kernel_desc* desc,
+                     const char* name, Check check, hwinfer_kernel_support* out) {
+  if (hwinfer_error* error = check_desc_size(desc->struct_size, sizeof(Desc), name)) return error;
+  return answer(check(device, *reinterpret_cast<const Desc*>(desc), false), out);
+}
+
+}  // namespace
+
+hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
+                            hwinfer_kernel_support* out) {
+  return guarded("kernel_query", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(device, "kernel_query: device")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "kernel_query: desc")) return error;
+    if (hwinfer_error* error = require_non_null(out, "kernel_query: out")) return error;
+    if (hwinfer_error* error =
+            check_desc_size(desc->struct_size, sizeof(hwinfer_kernel_desc), "kernel_query")) {
+      return error;
+    }
+    switch (desc->kind) {
+      case HWINFER_KERNEL_GEMM:
+        return query<hwinfer_gemm_desc>(device, desc, "gemm", check_gemm, out);
+      case HWINFER_KERNEL_MATMUL_QUANTIZED:
+        return query<hwinfer_matmul_quantized_desc>(device, desc, "matmul_quantized",
+                                                    check_matmul_quantized, out);
+      case HWINFER_KERNEL_ATTENTION_PREFILL:
+        return query<hwinfer_attention_prefill_desc>(device, desc, "attention_prefill",
+                                                     check_attention_prefill, out);
+      case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
+        return query<hwinfer_attention_decode_paged_desc>(device, desc, "attention_decode_paged",
+                                                          check_attention_decode_paged, out);
+      case HWINFER_KERNEL_KV_APPEND:
+        return query<hwinfer_kv_append_desc>(device, desc, "kv_append", check_kv_append, out);
+      case HWINFER_KERNEL_RMS_NORM:
+        return query<hwinfer_rms_norm_desc>(device, desc, "rms_norm", check_rms_norm, out);
+      case HWINFER_KERNEL_ROPE:
+        return query<hwinfer_rope_desc>(device, desc, "rope", check_rope, out);
+      case HWINFER_KERNEL_SILU_MUL:
+        return query<hwinfer_silu_mul_desc>(device, desc, "silu_mul", check_silu_mul, out);
+      case HWINFER_KERNEL_EMBEDDING:
+        return query<hwinfer_embedding_desc>(device, desc, "embedding", check_embedding, out);
+      case HWINFER_KERNEL_BANDWIDTH_PROBE:
+        return query<hwinfer_bandwidth_probe_desc>(device, desc, "bandwidth_probe",
+                                                   check_bandwidth_probe, out);
+      default:
+        hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED,
+                            "unknown kernel kind %" PRIu32 " (newer than this sim plugin)",
+                            desc->kind);
+        return nullptr;
+    }
+  });
+}
+
+const hwinfer_kernel_table* kernel_table() { return &kKernelTable; }
+
+}  // namespace hwinfer::sim

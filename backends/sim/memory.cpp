@@ -1,0 +1,123 @@
+// memory.cpp — buffers of a simulated device. A buffer of at most backed_limit_bytes is backed by
+// zero-initialised, 256-byte aligned host memory (copies and kernels really move its bytes, and it
+// maps). A bigger one is VIRTUAL: only its size exists, so a model far larger than this machine's
+// memory can be "placed"; copies into it are accepted and ignored, reads from it give zeros,
+// kernels skip it, and it does not map (UNSUPPORTED).
+//
+// Every buffer counts against the device's memory_total (OUT_OF_MEMORY past it), backed or not.
+#include <cinttypes>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+#include "sim_internal.h"
+
+namespace hwinfer::sim {
+
+namespace {
+
+constexpr size_t kAlignmentBytes = 256;
+
+}  // namespace
+
+hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset, uint64_t size,
+                                  const char* what) {
+  if (offset <= buffer->size_bytes && size <= buffer->size_bytes - offset) return nullptr;
+  return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
+                            "sim %s: range [offset %" PRIu64 ", size %" PRIu64
+                            ") lies outside the %" PRIu64 "-byte buffer",
+                            what, offset, size, buffer->size_bytes);
+}
+
+hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
+                            hwinfer_buffer** out) {
+  return guarded("buffer_alloc", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(device, "buffer_alloc: device")) return error;
+    if (hwinfer_error* error = require_non_null(out, "buffer_alloc: out")) return error;
+    if (size_bytes == 0) {
+      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                "sim buffer_alloc: size_bytes must be > 0");
+    }
+    if (memory_kind != HWINFER_MEMORY_DEVICE && memory_kind != HWINFER_MEMORY_HOST_VISIBLE) {
+      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                                "sim buffer_alloc: unknown memory kind %" PRIu32
+                                " (the sim device has DEVICE=0 and HOST_VISIBLE=1)",
+                                memory_kind);
+    }
+    hwinfer_plugin* plugin = device->plugin;
+    const uint64_t total = plugin->memory_total_bytes;
+    // Reserve the bytes first, so two threads cannot both pass the check.
+    {
+      std::lock_guard<std::mutex> lock(plugin->mutex);
+      uint64_t& allocated = plugin->allocated[device->ordinal];
+      if (size_bytes > total - allocated) {
+        return hwinfer_make_error(
+            HWINFER_STATUS_OUT_OF_MEMORY,
+            "sim buffer_alloc: %" PRIu64 " bytes requested, but %" PRIu64
+            " of the device's %" PRIu64 " bytes are allocated (%" PRIu64 " free; memory_gib of %s)",
+            size_bytes, allocated, total, total - allocated, plugin->spec.file.c_str());
+      }
+      allocated += size_bytes;
+    }
+    auto release = [&] {
+      std::lock_guard<std::mutex> lock(plugin->mutex);
+      plugin->allocated[device->ordinal] -= size_bytes;
+    };
+    void* data = nullptr;
+    if (size_bytes <= plugin->backed_limit_bytes) {
+      const uint64_t rounded =
+          (size_bytes + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes;
+      if (posix_memalign(&data, kAlignmentBytes, static_cast<size_t>(rounded)) != 0) {
+        release();
+        return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY,
+                                  "sim buffer_alloc: cannot allocate %" PRIu64
+                                  " bytes of host memory to back the buffer",
+                                  size_bytes);
+      }
+      std::memset(data, 0, static_cast<size_t>(rounded));
+    }
+    auto* buffer = new (std::nothrow) hwinfer_buffer;
+    if (buffer == nullptr) {
+      std::free(data);
+      release();
+      return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY, "sim buffer_alloc: out of memory");
+    }
+    buffer->device = device;
+    buffer->data = static_cast<uint8_t*>(data);
+    buffer->size_bytes = size_bytes;
+    buffer->memory_kind = memory_kind;
+    device->live_buffers.fetch_add(1);
+    *out = buffer;
+    return nullptr;
+  });
+}
+
+void buffer_free(hwinfer_buffer* buffer) {
+  if (buffer == nullptr) return;
+  hwinfer_device* device = buffer->device;
+  {
+    std::lock_guard<std::mutex> lock(device->plugin->mutex);
+    device->plugin->allocated[device->ordinal] -= buffer->size_bytes;
+  }
+  std::free(buffer->data);
+  device->live_buffers.fetch_sub(1);
+  delete buffer;
+}
+
+hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr) {
+  if (hwinfer_error* error = require_non_null(buffer, "buffer_map: buffer")) return error;
+  if (hwinfer_error* error = require_non_null(out_host_ptr, "buffer_map: out_host_ptr")) {
+    return error;
+  }
+  if (!buffer->backed()) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "sim buffer_map: the %" PRIu64
+                              "-byte buffer is virtual (larger than backed_limit_mib = %" PRIu64
+                              " MiB): it has no memory to map",
+                              buffer->size_bytes, buffer->device->plugin->backed_limit_bytes >> 20);
+  }
+  *out_host_ptr = buffer->data;
+  return nullptr;
+}
+
+}  // namespace hwinfer::sim
