@@ -1,6 +1,8 @@
 // bench_run.cpp — see bench_run.h.
 #include "bench_run.h"
 
+#include "bench_model_source.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -80,6 +82,8 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   if (!config.workload.jsonl_file.empty()) {
     HWINFER_RETURN_IF_ERROR(GenerateWorkload(config.workload, /*vocab_size=*/2).status());
   }
+  // A shape is synthesised once into the cache (or written as a sparse dummy file).
+  HWINFER_ASSIGN_OR_RETURN(prepared->run_options.model_path, ResolveBenchModel(config.model));
   HWINFER_ASSIGN_OR_RETURN(RuntimeConfig runtime, LoadRuntimeConfig(config_file));
   if (!flags.hardware_file.empty()) {
     HWINFER_ASSIGN_OR_RETURN(HardwareSpec spec, LoadHardwareSpec(flags.hardware_file));

@@ -102,8 +102,10 @@ StatusOr<double> GetNonNegative(const ParseContext& ctx, const MapEntry& entry, 
 
 // A path relative to the config file's folder; "~/" is the home folder.
 StatusOr<std::string> GetPath(const ParseContext& ctx, const MapEntry& entry) {
-  HWINFER_ASSIGN_OR_RETURN(std::string path, config_internal::GetString(ctx.file, entry));
-  if (path == "~" || path.starts_with("~/")) {
+  StatusOr<std::string> text = config_internal::GetString(ctx.file, entry);
+  if (!text.ok()) return text.status();
+  const std::string& path = text.value();
+  if (path.rfind('~', 0) == 0 && (path.size() == 1 || path[1] == '/')) {
     const char* home = std::getenv("HOME");
     if (home == nullptr || *home == '\0') {
       return ErrorAt(ValueLocation(ctx.file, entry),

@@ -74,9 +74,11 @@ const char* WeightTypeName(uint32_t type) {
 double ActivationBytes(const ModelShape& m, int64_t tokens, int64_t sequences) {
   const double q = static_cast<double>(m.n_heads * m.head_dim());
   const double kv = static_cast<double>(m.n_kv_heads * m.head_dim());
-  const double per_token = 3.0 * m.d_model + 2.0 * q + 2.0 * kv + 3.0 * m.ffn_dim + 4.0;
+  const double per_token = 3.0 * static_cast<double>(m.d_model) + 2.0 * q + 2.0 * kv +
+                           3.0 * static_cast<double>(m.ffn_dim) + 4.0;
   const double per_sequence = static_cast<double>(m.d_model + m.vocab_size) + 8.0;
-  return 4.0 * (per_token * tokens + per_sequence * sequences);
+  return 4.0 * (per_token * static_cast<double>(tokens) +
+                per_sequence * static_cast<double>(sequences));
 }
 
 // KV tokens to allocate: the config's, else memory_utilization of the device memory after the
