@@ -1,6 +1,7 @@
 // memory.cpp — buffers of a simulated device. A buffer of at most backed_limit_bytes is backed by
-// zero-initialised, 256-byte aligned host memory (copies and kernels really move its bytes, and it
-// maps). A bigger one is VIRTUAL: only its size exists, so a model far larger than this machine's
+// zero-initialised, page-aligned host memory from an anonymous mapping (copies and kernels really
+// move its bytes, and it maps); pages are only materialised when touched, and the kernels touch
+// one element per row, so a multi-GiB activation or KV buffer costs little host memory. A bigger one is VIRTUAL: only its size exists, so a model far larger than this machine's
 // memory can be "placed"; copies into it are accepted and ignored, reads from it give zeros,
 // kernels skip it, and it does not map (UNSUPPORTED).
 //
@@ -10,13 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <sys/mman.h>
+
 #include "sim_internal.h"
 
 namespace hwinfer::sim {
 
 namespace {
 
-constexpr size_t kAlignmentBytes = 256;
 
 }  // namespace
 
@@ -65,20 +67,20 @@ hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_
     };
     void* data = nullptr;
     if (size_bytes <= plugin->backed_limit_bytes) {
-      const uint64_t rounded =
-          (size_bytes + kAlignmentBytes - 1) / kAlignmentBytes * kAlignmentBytes;
-      if (posix_memalign(&data, kAlignmentBytes, static_cast<size_t>(rounded)) != 0) {
+      data = mmap(nullptr, static_cast<size_t>(size_bytes), PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (data == MAP_FAILED) {
+        data = nullptr;
         release();
         return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY,
                                   "sim buffer_alloc: cannot allocate %" PRIu64
                                   " bytes of host memory to back the buffer",
                                   size_bytes);
       }
-      std::memset(data, 0, static_cast<size_t>(rounded));
     }
     auto* buffer = new (std::nothrow) hwinfer_buffer;
     if (buffer == nullptr) {
-      std::free(data);
+      if (data != nullptr) munmap(data, static_cast<size_t>(size_bytes));
       release();
       return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY, "sim buffer_alloc: out of memory");
     }
@@ -99,7 +101,7 @@ void buffer_free(hwinfer_buffer* buffer) {
     std::lock_guard<std::mutex> lock(device->plugin->mutex);
     device->plugin->allocated[device->ordinal] -= buffer->size_bytes;
   }
-  std::free(buffer->data);
+  if (buffer->data != nullptr) munmap(buffer->data, static_cast<size_t>(buffer->size_bytes));
   device->live_buffers.fetch_sub(1);
   delete buffer;
 }

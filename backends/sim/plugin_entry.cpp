@@ -2,7 +2,8 @@
 // table, and the plugin lifecycle: plugin_init parses the options and reads the hardware file.
 //
 // Options (plugin_init):
-//   hardware = path to a configs/hardware/*.yaml file (hwinfer/hardware_spec.h). Default:
+//   hardware = path to a configs/hardware/*.yaml file (hwinfer/hardware_spec.h), or a bare name
+//              ("a100-80gb") searched like the default. Default:
 //              h100-sxm.yaml, searched in order in (1) <plugin dir>/<relative path to the installed
 //              <datadir>/hwinfer/hardware> (a relocated install), (2) the absolute installed
 //              folder, (3) the source tree's configs/hardware (the build tree). None found is
@@ -10,7 +11,7 @@
 //              INVALID_ARGUMENT naming it.
 //   devices = number of identical devices, 1..64 (default 1)
 //   backed_limit_mib = buffers up to this many MiB get host memory; bigger ones are virtual
-//              (default 256)
+//              (default 8192; backing is lazily materialised, see memory.cpp)
 // Must not print, abort or throw across the ABI.
 #include <dlfcn.h>
 
@@ -69,7 +70,7 @@ bool parse_uint(std::string_view text, uint64_t min, uint64_t max, uint64_t* out
 struct PluginOptions {
   std::string hardware;  // "" = the default file
   uint64_t devices = 1;
-  uint64_t backed_limit_mib = 256;
+  uint64_t backed_limit_mib = 8192;
 };
 
 hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_options,
@@ -128,26 +129,31 @@ std::string plugin_dir() {
   return std::filesystem::path(info.dli_fname).parent_path().string();
 }
 
-// The default hardware file's candidate paths, in search order.
-std::vector<std::string> default_hardware_candidates() {
+// Where a hardware file called |file_name| may be, in search order.
+std::vector<std::string> hardware_candidates(const std::string& file_name) {
   std::vector<std::string> candidates;
   if (const std::string dir = plugin_dir(); !dir.empty()) {
     candidates.push_back(
-        (std::filesystem::path(dir) / HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR / kDefaultHardwareFile)
+        (std::filesystem::path(dir) / HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR / file_name)
             .lexically_normal()
             .string());
   }
   for (const char* dir : {HWINFER_SIM_HARDWARE_INSTALL_DIR, HWINFER_SIM_HARDWARE_SOURCE_DIR}) {
-    if (dir[0] != '\0') candidates.push_back(std::string(dir) + "/" + kDefaultHardwareFile);
+    if (dir[0] != '\0') candidates.push_back(std::string(dir) + "/" + file_name);
   }
   return candidates;
 }
 
+// |option|: a path to a hardware file, or a bare name ("a100-80gb") looked up like the default.
 hwinfer_error* load_hardware(const std::string& option, HardwareSpec* out) {
   std::string path = option;
-  if (path.empty()) {
+  const bool bare_name = !option.empty() && option.find('/') == std::string::npos &&
+                         !option.ends_with(".yaml");
+  if (path.empty() || bare_name) {
+    const std::string file_name = bare_name ? option + ".yaml" : kDefaultHardwareFile;
+    path.clear();
     std::string searched;
-    for (const std::string& candidate : default_hardware_candidates()) {
+    for (const std::string& candidate : hardware_candidates(file_name)) {
       searched += (searched.empty() ? "" : ", ") + candidate;
       std::error_code error;
       if (std::filesystem::is_regular_file(candidate, error)) {
@@ -156,10 +162,11 @@ hwinfer_error* load_hardware(const std::string& option, HardwareSpec* out) {
       }
     }
     if (path.empty()) {
-      return hwinfer_make_error(HWINFER_STATUS_UNAVAILABLE,
-                                "sim plugin_init: no 'hardware' option and the default %s was not "
-                                "found; searched: %s",
-                                kDefaultHardwareFile, searched.c_str());
+      return hwinfer_make_error(
+          bare_name ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNAVAILABLE,
+          "sim plugin_init: hardware '%s' not found (a path, or a name from configs/hardware); "
+          "searched: %s",
+          bare_name ? option.c_str() : kDefaultHardwareFile, searched.c_str());
     }
   }
   StatusOr<HardwareSpec> spec = LoadHardwareSpec(path);
