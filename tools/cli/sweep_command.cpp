@@ -1,8 +1,8 @@
 // sweep_command.cpp — `hwinfer sweep --config FILE.yaml --batch 1,2,4,...,256
 // [--requests-per-batch K] [--json OUT.json] [--csv OUT.csv] [bench flags]`: the
 // throughput-latency curve. For each batch size b it runs the bench with
-// scheduler.max_sequences = b and workload.num_requests = max(b * K, the config's) (arrivals as
-// the config says; offline by default), on one device opened once, and prints one row per point:
+// scheduler.max_sequences = b and workload.num_requests = b * K (every point is K full batches of
+// work; arrivals as the config says, offline by default), on one device opened once, and prints one row per point:
 // batch, output tok/s, median TPOT (ms), median TTFT (ms), mean E2E (ms), decode MBU (% of the
 // spec peak bandwidth; of the measured peak when no spec is known).
 // The JSON is {"config": {...}, "points": [{"batch": b, <SummaryToJson keys>}, ...]}, which
@@ -48,10 +48,7 @@ int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
   for (const int64_t batch : options.batches) {
     BenchConfig config = bench.config;
     config.scheduler.max_sequences = batch;
-    if (config.workload.jsonl_file.empty() || config.workload.num_requests > 0) {
-      config.workload.num_requests =
-          std::max(batch * options.requests_per_batch, config.workload.num_requests);
-    }
+    config.workload.num_requests = batch * options.requests_per_batch;
     BenchRunOptions run_options = bench.run_options;
     run_options.on_progress = MakeProgressLine(progress, fmt::format("batch {}", batch));
     StatusOr<BenchResult> result = RunBench(config, bench.device, run_options);
@@ -107,7 +104,7 @@ void AddSweepCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
       ->check(CLI::PositiveNumber);
   command
       ->add_option("--requests-per-batch", options->requests_per_batch,
-                   "Requests per point = max(batch x K, the config's num_requests)")
+                   "Requests per point = batch x K (default 2)")
       ->check(CLI::PositiveNumber);
   command->add_option("--json", options->json_out, "Write {config, points} JSON here");
   command->add_option("--csv", options->csv_out, "Write one CSV row per point here");

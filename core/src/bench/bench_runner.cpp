@@ -173,7 +173,13 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
     probe.repetitions = 3;
     HWINFER_ASSIGN_OR_RETURN(ProbeResult measured, ProbeDevice(device, probe));
     if (measured.read_bandwidth.measured) peaks.measured_bandwidth_bytes_per_s = measured.read_bandwidth.value;
-    if (measured.gemm_f32.measured && peaks.measured_flops <= 0) peaks.measured_flops = measured.gemm_f32.value;
+    // The probe measures f32 GEMM: the ceiling on a CPU (every dtype computes in f32 there) and
+    // for f32 models, but not for f16/int8 tensor units, where measured MFU is left unknown (0).
+    const bool f32_ceiling = info.device_type == HWINFER_DEVICE_TYPE_CPU ||
+                             ModelWeightType(*model) == HWINFER_DTYPE_F32;
+    if (measured.gemm_f32.measured && peaks.measured_flops <= 0 && f32_ceiling) {
+      peaks.measured_flops = measured.gemm_f32.value;
+    }
   }
 
   // ---- the run ----
@@ -317,9 +323,11 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                  {"device_type", info.device_type_name()},
                  {"memory_total_bytes", info.memory_total_bytes},
                  {"virtual_clock", virtual_clock}};
-  json["hardware"] = {{"spec_source", spec.spec_source},
-                      {"spec_bandwidth_bytes_per_s", peaks.spec_bandwidth_bytes_per_s},
-                      {"spec_flops", peaks.spec_flops},
+  json["hardware"] = {{"name", options.hardware ? options.hardware->name : info.name},
+                      {"spec_source", spec.spec_source},
+                      {"peak_bandwidth_bytes_per_s", peaks.spec_bandwidth_bytes_per_s},
+                      {"peak_flops", peaks.spec_flops},
+                      {"peak_flops_dtype", WeightTypeName(ModelWeightType(*model))},
                       {"measured_bandwidth_bytes_per_s", peaks.measured_bandwidth_bytes_per_s},
                       {"measured_flops", peaks.measured_flops}};
   json["model"] = {{"file", path},
