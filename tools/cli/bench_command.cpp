@@ -21,6 +21,21 @@ struct BenchOptions {
   std::string json_out, csv_prefix, markdown_out;
 };
 
+// Requests the server rejected (they can never fit) make the run fail after its results are
+// written: the reason of the first few goes to stderr, and the exit status is 1.
+int ReportFailedRequests(const BenchResult& result) {
+  constexpr int kShown = 3;
+  int shown = 0;
+  for (const RequestRecord& r : result.requests) {
+    if (!r.failed) continue;
+    if (shown++ < kShown) fmt::print(stderr, "hwinfer: request {} failed: {}\n", r.id, r.error);
+  }
+  if (shown == 0) return 0;
+  fmt::print(stderr, "hwinfer: error: {} of {} requests failed{}\n", shown, result.requests.size(),
+             shown > kShown ? fmt::format(" ({} reasons shown above)", kShown) : "");
+  return 1;
+}
+
 int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
   auto prepared = PrepareBench(global, options.flags);
   if (!prepared.ok()) return ReportError(prepared.status());
@@ -57,7 +72,7 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
     }
     fmt::print("wrote {}\n", markdown_out);
   }
-  return 0;
+  return ReportFailedRequests(*result);
 }
 
 }  // namespace
