@@ -17,6 +17,12 @@ namespace {
 constexpr size_t kTableWidth = 50;  // characters, as vLLM's printout
 constexpr double kPercent = 100.0;
 
+// A utilisation in percent, or "-" when work was done but the ratio is 0: its peak is unknown.
+std::string UtilisationCell(double ratio, double work) {
+  if (ratio == 0 && work > 0) return "-";
+  return fmt::format("{:.2f}", ratio * kPercent);
+}
+
 // RFC 4180: quote a field holding a comma, quote or line break; double the quotes inside.
 std::string CsvField(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
@@ -137,11 +143,13 @@ std::string SummaryTable(const RunSummary& s) {
   t += fmt::format("{:<8}{:>6}{:>10}{:>9}{:>10}{:>10}{:>10}{:>10}\n", "phase", "steps", "time (s)",
                    "tokens", "MBU spec", "MBU meas", "MFU spec", "MFU meas");
   for (const NamedPhase& p : Phases(s)) {
-    t += fmt::format("{:<8}{:>6}{:>10.3f}{:>9}{:>10.2f}{:>10.2f}{:>10.2f}{:>10.2f}\n", p.name,
-                     p.phase->steps, p.phase->time_s, p.phase->tokens, p.phase->mbu_spec * kPercent,
-                     p.phase->mbu_measured * kPercent, p.phase->mfu_spec * kPercent,
-                     p.phase->mfu_measured * kPercent);
+    const PhaseMetrics& m = *p.phase;
+    t += fmt::format("{:<8}{:>6}{:>10.3f}{:>9}{:>10}{:>10}{:>10}{:>10}\n", p.name, m.steps, m.time_s,
+                     m.tokens, UtilisationCell(m.mbu_spec, m.bytes),
+                     UtilisationCell(m.mbu_measured, m.bytes), UtilisationCell(m.mfu_spec, m.flops),
+                     UtilisationCell(m.mfu_measured, m.flops));
   }
+  t += "(-: no such peak known; spec peaks come from a hardware file, measured from the probe)\n";
   t += Rule("KV Cache", '-');
   t += Row("KV capacity (blocks):", s.kv_capacity_blocks);
   t += Row("KV block size (tokens):", s.kv_block_size);
@@ -194,10 +202,11 @@ std::string SummaryMarkdown(const RunSummary& s) {
       "| MFU measured (%) |\n";
   md += "|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const NamedPhase& p : Phases(s)) {
-    md += fmt::format("| {} | {} | {:.3f} | {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} |\n", p.name,
-                      p.phase->steps, p.phase->time_s, p.phase->tokens,
-                      p.phase->mbu_spec * kPercent, p.phase->mbu_measured * kPercent,
-                      p.phase->mfu_spec * kPercent, p.phase->mfu_measured * kPercent);
+    const PhaseMetrics& m = *p.phase;
+    md += fmt::format("| {} | {} | {:.3f} | {} | {} | {} | {} | {} |\n", p.name, m.steps, m.time_s,
+                      m.tokens, UtilisationCell(m.mbu_spec, m.bytes),
+                      UtilisationCell(m.mbu_measured, m.bytes), UtilisationCell(m.mfu_spec, m.flops),
+                      UtilisationCell(m.mfu_measured, m.flops));
   }
   return md;
 }
