@@ -18,7 +18,9 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <utility>
 
+#include "common/plugin_errors.h"
 #include "gemm_f32.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
@@ -91,31 +93,26 @@ void log_message(const hwinfer_host_api* host, uint32_t level, const char* forma
 #endif
     ;
 
-// Runs |body| (returning hwinfer_error*) and turns any exception into an error value, so nothing
-// throws across the ABI. |what| names the entry point in the message.
+// guarded(), require_non_null() and check_buffer_range() with this plugin's name in their
+// messages (backends/common/plugin_errors.h): guarded runs |body| (returning hwinfer_error*) and
+// turns any exception into an error value, so nothing throws across the ABI; |what| names the
+// entry point in the message.
 template <typename Body>
 hwinfer_error* guarded(const char* what, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY, "cpu %s: out of memory", what);
-  } catch (const std::exception& e) {
-    return hwinfer_make_error(HWINFER_STATUS_INTERNAL, "cpu %s: %s", what, e.what());
-  } catch (...) {
-    return hwinfer_make_error(HWINFER_STATUS_INTERNAL, "cpu %s: unknown exception", what);
-  }
+  return backend::guarded(kPluginName, what, std::forward<Body>(body));
 }
 
 // INVALID_ARGUMENT naming |what| when |pointer| is NULL, else NULL.
 inline hwinfer_error* require_non_null(const void* pointer, const char* what) {
-  if (pointer != nullptr) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT, "cpu: %s must not be NULL", what);
+  return backend::require_non_null(kPluginName, pointer, what);
 }
 
 // NULL when [offset, offset + size) lies inside |buffer|, else OUT_OF_RANGE naming |what| with the
 // offset, size and buffer size.
-hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset, uint64_t size,
-                                  const char* what);
+inline hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset,
+                                         uint64_t size, const char* what) {
+  return backend::check_byte_range(kPluginName, buffer->size_bytes, offset, size, what);
+}
 
 // The ABI's function slots, grouped by the file that implements them.
 

@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstring>
 
+#include "common/plugin_options.h"
 #include "cpu_internal.h"
 #include "host_info.h"
 
@@ -70,9 +71,9 @@ hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinf
     if (hwinfer_error* error = require_non_null(plugin, "device_open: plugin")) return error;
     if (hwinfer_error* error = require_non_null(out, "device_open: out")) return error;
     if (hwinfer_error* error = check_ordinal(ordinal, "device_open")) return error;
-    if (n_options > 0 && options == nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "cpu device_open: options is NULL but n_options is %zu", n_options);
+    if (hwinfer_error* error =
+            backend::check_option_array(kPluginName, "device_open", options, n_options)) {
+      return error;
     }
     if (n_options > 0) {
       const hwinfer_option& option = options[0];

@@ -26,25 +26,6 @@ hwinfer_error* invalid(const ViewExpectation& e, const char* format_tail, const 
                             e.operand, format_tail, a.c_str(), b.c_str());
 }
 
-// [lowest, highest] byte offsets (relative to offset_bytes) the view touches, the last element's
-// bytes included. False on overflow.
-bool view_extent(const hwinfer_tensor_view& view, uint64_t element_bytes, int64_t* lowest,
-                 int64_t* end) {
-  int64_t low = 0;
-  int64_t high = static_cast<int64_t>(element_bytes);
-  for (uint32_t d = 0; d < view.rank; ++d) {
-    int64_t span = 0;
-    if (__builtin_mul_overflow(view.shape[d] - 1, view.strides_bytes[d], &span)) return false;
-    if (span < 0 ? __builtin_add_overflow(low, span, &low)
-                 : __builtin_add_overflow(high, span, &high)) {
-      return false;
-    }
-  }
-  *lowest = low;
-  *end = high;
-  return true;
-}
-
 // True when no two elements of the view share a byte: with the dimensions sorted by |stride|, each
 // stride must step over everything the smaller ones span.
 bool view_is_non_overlapping(const hwinfer_tensor_view& view, uint64_t element_bytes) {
@@ -85,40 +66,9 @@ hwinfer_error* check_buffer(const hwinfer_tensor_view& view, const ViewExpectati
 
 }  // namespace
 
-uint64_t dtype_element_bytes(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_F32:
-    case HWINFER_DTYPE_I32:
-      return 4;
-    case HWINFER_DTYPE_F16:
-    case HWINFER_DTYPE_BF16:
-      return 2;
-    case HWINFER_DTYPE_I8:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 std::string dtype_name(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_F32:
-      return "F32";
-    case HWINFER_DTYPE_F16:
-      return "F16";
-    case HWINFER_DTYPE_BF16:
-      return "BF16";
-    case HWINFER_DTYPE_Q4_0:
-      return "Q4_0";
-    case HWINFER_DTYPE_Q8_0:
-      return "Q8_0";
-    case HWINFER_DTYPE_I8:
-      return "I8";
-    case HWINFER_DTYPE_I32:
-      return "I32";
-    default:
-      return "dtype " + std::to_string(dtype);
-  }
+  const char* name = backend::known_dtype_name(dtype);
+  return name != nullptr ? name : "dtype " + std::to_string(dtype);
 }
 
 bool dtype_is_known(uint32_t dtype) {
@@ -168,7 +118,7 @@ hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation
   }
   int64_t lowest = 0;
   int64_t end = 0;
-  if (!view_extent(view, element_bytes, &lowest, &end)) {
+  if (!backend::view_byte_extent(view, element_bytes, &lowest, &end)) {
     return invalid(e, "has shape and strides whose byte extent overflows: shape ",
                    shape_string(view.shape, view.rank),
                    ", strides " + shape_string(view.strides_bytes, view.rank));
@@ -181,9 +131,7 @@ hwinfer_error* check_view(const hwinfer_tensor_view& view, const ViewExpectation
   if (hwinfer_error* error = check_buffer(view, e, device)) return error;
   const uint64_t size = view.buffer->size_bytes;
   const uint64_t offset = view.offset_bytes;
-  const bool below = lowest < 0 && static_cast<uint64_t>(-lowest) > offset;
-  const bool above = offset > size || static_cast<uint64_t>(end) > size - offset;
-  if (below || above) {
+  if (backend::extent_outside_buffer(lowest, end, offset, size)) {
     return hwinfer_make_error(
         HWINFER_STATUS_INVALID_ARGUMENT,
         "cpu %s: operand %s (offset %" PRIu64
@@ -275,14 +223,6 @@ hwinfer_error* check_block_view(const hwinfer_tensor_view& view, const ViewExpec
                               view.strides_bytes[0], end, size);
   }
   return nullptr;
-}
-
-hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
-  if (struct_size >= expected) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "cpu %s: descriptor struct_size %" PRIu32
-                            " is smaller than this kernel's descriptor (%zu bytes)",
-                            kernel, struct_size, expected);
 }
 
 ViewExpectation expect_view(const char* kernel, const char* operand, uint32_t dtype,

@@ -11,12 +11,14 @@
 #include <initializer_list>
 #include <string>
 
+#include "common/dtype_info.h"
+#include "common/view_extent.h"
 #include "cpu_internal.h"
 
 namespace hwinfer::cpu {
 
 // Bytes per element of a non-block dtype (F32, F16, BF16, I8, I32); 0 for Q8_0, Q4_0 and unknown.
-uint64_t dtype_element_bytes(uint32_t dtype);
+using backend::dtype_element_bytes;
 // "F32", "Q4_0", ... or "dtype <n>" for an unknown value.
 std::string dtype_name(uint32_t dtype);
 // True for every HWINFER_DTYPE_* plugin.h defines.
@@ -58,7 +60,9 @@ inline uint8_t* view_data(const hwinfer_tensor_view& view) {
 bool views_overlap(const hwinfer_tensor_view& a, const hwinfer_tensor_view& b);
 
 // INVALID_ARGUMENT when a descriptor's struct_size is smaller than |kernel|'s descriptor.
-hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel);
+inline hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
+  return backend::check_desc_size(kPluginName, struct_size, expected, kernel);
+}
 
 // The expectation for |operand| of |kernel|: |dtype| with |shape| (|shape_names| for messages,
 // e.g. "[m, k]").

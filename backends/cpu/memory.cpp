@@ -28,15 +28,6 @@ hwinfer_error* check_memory_kind(uint32_t memory_kind, const char* what) {
 
 }  // namespace
 
-hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset, uint64_t size,
-                                  const char* what) {
-  if (offset <= buffer->size_bytes && size <= buffer->size_bytes - offset) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
-                            "cpu %s: range [offset %" PRIu64 ", size %" PRIu64
-                            ") lies outside the %" PRIu64 "-byte buffer",
-                            what, offset, size, buffer->size_bytes);
-}
-
 hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
                             hwinfer_buffer** out) {
   return guarded("buffer_alloc", [&]() -> hwinfer_error* {

@@ -156,14 +156,6 @@ hwinfer_error* check_table(const hwinfer_device* device, const char* kernel,
   return check_view(context_lens, lens, device, require_buffers);
 }
 
-hwinfer_error* check_heads(const char* kernel, int64_t n_heads, int64_t n_kv_heads) {
-  if (n_heads % n_kv_heads == 0) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "cpu %s: n_heads (%" PRId64
-                            ") must be a multiple of n_kv_heads (%" PRId64 ")",
-                            kernel, n_heads, n_kv_heads);
-}
-
 }  // namespace
 
 // ---- KV append ---------------------------------------------------------------------------------
@@ -266,7 +258,9 @@ hwinfer_error* check_attention_decode_paged(const hwinfer_device* device,
            num_blocks})) {
     return error;
   }
-  if (hwinfer_error* error = check_heads(kKernel, d.n_heads, d.n_kv_heads)) return error;
+  if (hwinfer_error* error = backend::check_heads(kPluginName, kKernel, d.n_heads, d.n_kv_heads)) {
+    return error;
+  }
   if (d.max_blocks_per_seq > INT32_MAX / d.block_size) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "cpu %s: max_blocks_per_seq * block_size must fit an I32", kKernel);
@@ -361,7 +355,9 @@ hwinfer_error* check_attention_prefill(const hwinfer_device* device,
                            {d.n_tokens, d.n_seqs, d.n_heads, d.n_kv_heads, d.head_dim})) {
     return error;
   }
-  if (hwinfer_error* error = check_heads(kKernel, d.n_heads, d.n_kv_heads)) return error;
+  if (hwinfer_error* error = backend::check_heads(kPluginName, kKernel, d.n_heads, d.n_kv_heads)) {
+    return error;
+  }
   if (d.causal > 1) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "cpu attention_prefill: causal must be 0 or 1; got %" PRIu32,

@@ -15,6 +15,9 @@
 #include <thread>
 #include <type_traits>
 
+#include "common/plugin_log.h"
+#include "common/plugin_options.h"
+#include "common/plugin_query.h"
 #include "cpu_internal.h"
 
 namespace hwinfer::cpu {
@@ -23,45 +26,28 @@ namespace {
 
 constexpr int kMaxThreads = 4096;
 
-// True when |host| is large enough to hold a log callback and has one.
-bool host_can_log(const hwinfer_host_api* host) {
-  return host != nullptr &&
-         host->struct_size >= offsetof(hwinfer_host_api, log) + sizeof(host->log) &&
-         host->log != nullptr;
-}
-
-// Parses "0".."4096" (decimal digits only). Returns false for anything else.
+// Parses "0".."4096" (decimal digits only, at most 6 of them). Returns false for anything else.
 bool parse_thread_count(std::string_view text, int* out) {
-  if (text.empty() || text.size() > 6) return false;
-  int value = 0;
-  for (const char digit : text) {
-    if (digit < '0' || digit > '9') return false;
-    value = value * 10 + (digit - '0');
-  }
-  if (value > kMaxThreads) return false;
-  *out = value;
+  uint64_t value = 0;
+  if (!backend::parse_uint(text, 0, kMaxThreads, &value, /*max_digits=*/6)) return false;
+  *out = static_cast<int>(value);
   return true;
 }
-
 struct PluginOptions {
   int threads = 0;  // 0 = one per hardware thread
 };
 
 hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_options,
                                     PluginOptions* out) {
-  if (n_options > 0 && options == nullptr) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "cpu plugin_init: options is NULL but n_options is %zu", n_options);
+  if (hwinfer_error* error =
+          backend::check_option_array(kPluginName, "plugin_init", options, n_options)) {
+    return error;
   }
   bool seen_threads = false;
   for (size_t i = 0; i < n_options; ++i) {
     const hwinfer_option& option = options[i];
-    if (option.struct_size < offsetof(hwinfer_option, value) + sizeof(option.value) ||
-        option.key == nullptr || option.value == nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "cpu plugin_init: option %zu is malformed (struct_size %" PRIu32
-                                ", key or value NULL)",
-                                i, option.struct_size);
+    if (hwinfer_error* error = backend::check_option(kPluginName, "plugin_init", option, i)) {
+      return error;
     }
     if (std::strcmp(option.key, "threads") != 0) {
       return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
@@ -123,13 +109,10 @@ const hwinfer_plugin_api kApi = {
 }  // namespace
 
 void log_message(const hwinfer_host_api* host, uint32_t level, const char* format, ...) {
-  if (!host_can_log(host)) return;
-  char message[1024];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
+  backend::vlog_message(host, level, kPluginName, format, args);
   va_end(args);
-  host->log(host->host_context, level, kPluginName, message);
 }
 
 hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,
@@ -183,15 +166,9 @@ extern "C" HWINFER_PLUGIN_EXPORT hwinfer_error* hwinfer_plugin_query(
     const hwinfer_plugin_api** out_api) {
   (void)host_max_minor;  // minor 0 is the oldest there is: every host of major 1 understands it
   (void)host;            // plugin_init receives it again
-  if (out_api == nullptr) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "cpu hwinfer_plugin_query: out_api must not be NULL");
-  }
-  if (abi_major != HWINFER_ABI_MAJOR) {
-    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                              "cpu plugin implements ABI major %u only; the host asked for "
-                              "major %" PRIu32,
-                              HWINFER_ABI_MAJOR, abi_major);
+  if (hwinfer_error* error =
+          hwinfer::backend::check_plugin_query(hwinfer::cpu::kPluginName, abi_major, out_api)) {
+    return error;
   }
   // The table is static; it is filled once (kernel_table() comes from another file, so it is not
   // a constant expression here) and only read afterwards.

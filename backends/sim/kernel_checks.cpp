@@ -22,14 +22,6 @@ constexpr uint32_t kI32 = HWINFER_DTYPE_I32;
     if (hwinfer_error* sim_error_ = (expr)) return sim_error_; \
   } while (0)
 
-hwinfer_error* check_heads(const char* kernel, int64_t n_heads, int64_t n_kv_heads) {
-  if (n_heads % n_kv_heads == 0) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "sim %s: n_heads (%" PRId64
-                            ") must be a multiple of n_kv_heads (%" PRId64 ")",
-                            kernel, n_heads, n_kv_heads);
-}
-
 // The paged pools: k_cache, v_cache [num_blocks, block_size, n_kv_heads, head_dim] F16 | I8, and
 // for I8 k_scales, v_scales [num_blocks, n_kv_heads] F32. num_blocks comes from k_cache.
 hwinfer_error* check_pools(const hwinfer_device* device, const char* kernel,
@@ -92,7 +84,7 @@ hwinfer_error* check_attention_prefill(const hwinfer_device* device,
   SIM_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
   SIM_RETURN_IF_ERROR(check_positive(kName, "n_tokens, n_seqs, n_heads, n_kv_heads, head_dim",
                                      {d.n_tokens, d.n_seqs, d.n_heads, d.n_kv_heads, d.head_dim}));
-  SIM_RETURN_IF_ERROR(check_heads(kName, d.n_heads, d.n_kv_heads));
+  SIM_RETURN_IF_ERROR(backend::check_heads(kPluginName, kName, d.n_heads, d.n_kv_heads));
   if (d.causal > 1) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "sim attention_prefill: causal must be 0 or 1; got %" PRIu32,
@@ -132,7 +124,7 @@ hwinfer_error* check_attention_decode_paged(const hwinfer_device* device,
   SIM_RETURN_IF_ERROR(check_positive(
       kName, "n_seqs, n_heads, n_kv_heads, head_dim, block_size, max_blocks_per_seq",
       {d.n_seqs, d.n_heads, d.n_kv_heads, d.head_dim, d.block_size, d.max_blocks_per_seq}));
-  SIM_RETURN_IF_ERROR(check_heads(kName, d.n_heads, d.n_kv_heads));
+  SIM_RETURN_IF_ERROR(backend::check_heads(kPluginName, kName, d.n_heads, d.n_kv_heads));
   SIM_RETURN_IF_ERROR(check_operand(device, d.q, kName, "q", {kF32, kF16},
                                     {d.n_seqs, d.n_heads, d.head_dim}, require));
   SIM_RETURN_IF_ERROR(check_operand(device, d.out, kName, "out", {d.q.dtype},

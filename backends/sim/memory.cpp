@@ -1,35 +1,24 @@
 // memory.cpp — buffers of a simulated device. A buffer of at most backed_limit_bytes is backed by
 // zero-initialised, page-aligned host memory from an anonymous mapping (copies and kernels really
 // move its bytes, and it maps); pages are only materialised when touched, and the kernels touch
-// one element per row, so a multi-GiB activation or KV buffer costs little host memory. A bigger one is VIRTUAL: only its size exists, so a model far larger than this machine's
-// memory can be "placed"; copies into it are accepted and ignored, reads from it give zeros,
-// kernels skip it, and it does not map (UNSUPPORTED).
+// one element per row, so a multi-GiB activation or KV buffer costs little host memory. A bigger
+// one is VIRTUAL: only its size exists, so a model far larger than this machine's memory can be
+// "placed"; copies into it are accepted and ignored, reads from it give zeros, kernels skip it, and
+// it does not map (UNSUPPORTED).
 //
 // Every buffer counts against the device's memory_total (OUT_OF_MEMORY past it), backed or not.
+#include <sys/mman.h>
+
 #include <cinttypes>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
-#include <sys/mman.h>
-
 #include "sim_internal.h"
 
 namespace hwinfer::sim {
 
-namespace {
-
-
-}  // namespace
-
-hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset, uint64_t size,
-                                  const char* what) {
-  if (offset <= buffer->size_bytes && size <= buffer->size_bytes - offset) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
-                            "sim %s: range [offset %" PRIu64 ", size %" PRIu64
-                            ") lies outside the %" PRIu64 "-byte buffer",
-                            what, offset, size, buffer->size_bytes);
-}
+namespace {}  // namespace
 
 hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
                             hwinfer_buffer** out) {

@@ -26,6 +26,9 @@
 #include <string_view>
 #include <type_traits>
 
+#include "common/plugin_log.h"
+#include "common/plugin_options.h"
+#include "common/plugin_query.h"
 #include "sim_internal.h"
 
 #ifndef HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR
@@ -48,25 +51,6 @@ constexpr uint64_t kDefaultMemoryBytes = uint64_t{80} << 30;  // 80 GiB when mem
 constexpr uint64_t kMaxDevices = 64;
 constexpr uint64_t kMaxBackedMib = uint64_t{1} << 20;  // 1 TiB
 
-bool host_can_log(const hwinfer_host_api* host) {
-  return host != nullptr &&
-         host->struct_size >= offsetof(hwinfer_host_api, log) + sizeof(host->log) &&
-         host->log != nullptr;
-}
-
-// Parses decimal digits into [min, max]; false for anything else.
-bool parse_uint(std::string_view text, uint64_t min, uint64_t max, uint64_t* out) {
-  if (text.empty() || text.size() > 12) return false;
-  uint64_t value = 0;
-  for (const char digit : text) {
-    if (digit < '0' || digit > '9') return false;
-    value = value * 10 + static_cast<uint64_t>(digit - '0');
-  }
-  if (value < min || value > max) return false;
-  *out = value;
-  return true;
-}
-
 struct PluginOptions {
   std::string hardware;  // "" = the default file
   uint64_t devices = 1;
@@ -75,18 +59,14 @@ struct PluginOptions {
 
 hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_options,
                                     PluginOptions* out) {
-  if (n_options > 0 && options == nullptr) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "sim plugin_init: options is NULL but n_options is %zu", n_options);
+  if (hwinfer_error* error =
+          backend::check_option_array(kPluginName, "plugin_init", options, n_options)) {
+    return error;
   }
   for (size_t i = 0; i < n_options; ++i) {
     const hwinfer_option& option = options[i];
-    if (option.struct_size < offsetof(hwinfer_option, value) + sizeof(option.value) ||
-        option.key == nullptr || option.value == nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "sim plugin_init: option %zu is malformed (struct_size %" PRIu32
-                                ", key or value NULL)",
-                                i, option.struct_size);
+    if (hwinfer_error* error = backend::check_option(kPluginName, "plugin_init", option, i)) {
+      return error;
     }
     const std::string_view key = option.key;
     if (key == "hardware") {
@@ -97,14 +77,14 @@ hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_opti
       }
       out->hardware = option.value;
     } else if (key == "devices") {
-      if (!parse_uint(option.value, 1, kMaxDevices, &out->devices)) {
+      if (!backend::parse_uint(option.value, 1, kMaxDevices, &out->devices)) {
         return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                                   "sim plugin_init: option 'devices' has invalid value '%s'; "
                                   "expected an integer from 1 to %" PRIu64,
                                   option.value, kMaxDevices);
       }
     } else if (key == "backed_limit_mib") {
-      if (!parse_uint(option.value, 0, kMaxBackedMib, &out->backed_limit_mib)) {
+      if (!backend::parse_uint(option.value, 0, kMaxBackedMib, &out->backed_limit_mib)) {
         return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                                   "sim plugin_init: option 'backed_limit_mib' has invalid value "
                                   "'%s'; expected an integer from 0 to %" PRIu64,
@@ -147,8 +127,8 @@ std::vector<std::string> hardware_candidates(const std::string& file_name) {
 // |option|: a path to a hardware file, or a bare name ("a100-80gb") looked up like the default.
 hwinfer_error* load_hardware(const std::string& option, HardwareSpec* out) {
   std::string path = option;
-  const bool bare_name = !option.empty() && option.find('/') == std::string::npos &&
-                         !option.ends_with(".yaml");
+  const bool bare_name =
+      !option.empty() && option.find('/') == std::string::npos && !option.ends_with(".yaml");
   if (path.empty() || bare_name) {
     const std::string file_name = bare_name ? option + ".yaml" : kDefaultHardwareFile;
     path.clear();
@@ -217,13 +197,10 @@ const hwinfer_plugin_api kApi = {
 }  // namespace
 
 void log_message(const hwinfer_host_api* host, uint32_t level, const char* format, ...) {
-  if (!host_can_log(host)) return;
-  char message[1024];
   va_list args;
   va_start(args, format);
-  std::vsnprintf(message, sizeof(message), format, args);
+  backend::vlog_message(host, level, kPluginName, format, args);
   va_end(args);
-  host->log(host->host_context, level, kPluginName, message);
 }
 
 hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,
@@ -279,15 +256,9 @@ extern "C" HWINFER_PLUGIN_EXPORT hwinfer_error* hwinfer_plugin_query(
     const hwinfer_plugin_api** out_api) {
   (void)host_max_minor;  // minor 0 is the oldest there is
   (void)host;            // plugin_init receives it again
-  if (out_api == nullptr) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "sim hwinfer_plugin_query: out_api must not be NULL");
-  }
-  if (abi_major != HWINFER_ABI_MAJOR) {
-    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                              "sim plugin implements ABI major %u only; the host asked for "
-                              "major %" PRIu32,
-                              HWINFER_ABI_MAJOR, abi_major);
+  if (hwinfer_error* error =
+          hwinfer::backend::check_plugin_query(hwinfer::sim::kPluginName, abi_major, out_api)) {
+    return error;
   }
   static const hwinfer_plugin_api api = [] {
     hwinfer_plugin_api table = hwinfer::sim::kApi;

@@ -19,8 +19,10 @@
 #include <new>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "common/plugin_errors.h"
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
@@ -91,28 +93,26 @@ void log_message(const hwinfer_host_api* host, uint32_t level, const char* forma
 #endif
     ;
 
-// Runs |body| (returning hwinfer_error*) and turns any exception into an error value.
+// guarded(), require_non_null() and check_buffer_range() with this plugin's name in their
+// messages (backends/common/plugin_errors.h): guarded runs |body| (returning hwinfer_error*) and
+// turns any exception into an error value, so nothing throws across the ABI; |what| names the
+// entry point in the message.
 template <typename Body>
 hwinfer_error* guarded(const char* what, Body&& body) noexcept {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY, "sim %s: out of memory", what);
-  } catch (const std::exception& e) {
-    return hwinfer_make_error(HWINFER_STATUS_INTERNAL, "sim %s: %s", what, e.what());
-  } catch (...) {
-    return hwinfer_make_error(HWINFER_STATUS_INTERNAL, "sim %s: unknown exception", what);
-  }
+  return backend::guarded(kPluginName, what, std::forward<Body>(body));
 }
 
+// INVALID_ARGUMENT naming |what| when |pointer| is NULL, else NULL.
 inline hwinfer_error* require_non_null(const void* pointer, const char* what) {
-  if (pointer != nullptr) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT, "sim: %s must not be NULL", what);
+  return backend::require_non_null(kPluginName, pointer, what);
 }
 
-// NULL when [offset, offset + size) lies inside |buffer|, else OUT_OF_RANGE naming |what|.
-hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset, uint64_t size,
-                                  const char* what);
+// NULL when [offset, offset + size) lies inside |buffer|, else OUT_OF_RANGE naming |what| with the
+// offset, size and buffer size.
+inline hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset,
+                                         uint64_t size, const char* what) {
+  return backend::check_byte_range(kPluginName, buffer->size_bytes, offset, size, what);
+}
 
 // Advances |stream|'s cursor by |duration_ns| and the device clock to at least the new cursor.
 void advance_clock(hwinfer_stream* stream, double duration_ns);

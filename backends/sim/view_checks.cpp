@@ -22,40 +22,9 @@ bool is_block_dtype(uint32_t dtype) {
 
 }  // namespace
 
-uint64_t element_bytes(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_F32:
-    case HWINFER_DTYPE_I32:
-      return 4;
-    case HWINFER_DTYPE_F16:
-    case HWINFER_DTYPE_BF16:
-      return 2;
-    case HWINFER_DTYPE_I8:
-      return 1;
-    default:
-      return 0;
-  }
-}
-
 const char* dtype_name(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_F32:
-      return "F32";
-    case HWINFER_DTYPE_F16:
-      return "F16";
-    case HWINFER_DTYPE_BF16:
-      return "BF16";
-    case HWINFER_DTYPE_Q8_0:
-      return "Q8_0";
-    case HWINFER_DTYPE_Q4_0:
-      return "Q4_0";
-    case HWINFER_DTYPE_I8:
-      return "I8";
-    case HWINFER_DTYPE_I32:
-      return "I32";
-    default:
-      return "unknown";
-  }
+  const char* name = backend::known_dtype_name(dtype);
+  return name != nullptr ? name : "unknown";
 }
 
 hwinfer_error* check_operand(const hwinfer_device* device, const hwinfer_tensor_view& view,
@@ -106,21 +75,17 @@ hwinfer_error* check_operand(const hwinfer_device* device, const hwinfer_tensor_
                                 operand);
     }
   } else {
-    high = static_cast<int64_t>(element_bytes(view.dtype));
     for (uint32_t d = 0; d < rank; ++d) {
       if (view.shape[d] <= 0) {
         return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                                   "sim %s: operand %s has an empty dimension %u", kernel, operand,
                                   d);
       }
-      int64_t span = 0;
-      if (__builtin_mul_overflow(view.shape[d] - 1, view.strides_bytes[d], &span) ||
-          (span < 0 ? __builtin_add_overflow(low, span, &low)
-                    : __builtin_add_overflow(high, span, &high))) {
-        return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                  "sim %s: operand %s has a byte extent that overflows", kernel,
-                                  operand);
-      }
+    }
+    if (!backend::view_byte_extent(view, element_bytes(view.dtype), &low, &high)) {
+      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                "sim %s: operand %s has a byte extent that overflows", kernel,
+                                operand);
     }
   }
   if (view.buffer == nullptr) {
@@ -135,23 +100,13 @@ hwinfer_error* check_operand(const hwinfer_device* device, const hwinfer_tensor_
   }
   const uint64_t size = view.buffer->size_bytes;
   const uint64_t offset = view.offset_bytes;
-  const bool below = low < 0 && static_cast<uint64_t>(-low) > offset;
-  const bool above = offset > size || static_cast<uint64_t>(high) > size - offset;
-  if (below || above) {
+  if (backend::extent_outside_buffer(low, high, offset, size)) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "sim %s: operand %s (offset %" PRIu64 ") addresses bytes [%" PRId64
                               ", %" PRId64 ") of the view, outside its %" PRIu64 "-byte buffer",
                               kernel, operand, offset, low, high, size);
   }
   return nullptr;
-}
-
-hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
-  if (struct_size >= expected) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "sim %s: descriptor struct_size %" PRIu32
-                            " is smaller than this kernel's descriptor (%zu bytes)",
-                            kernel, struct_size, expected);
 }
 
 hwinfer_error* check_positive(const char* kernel, const char* names,

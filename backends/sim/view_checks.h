@@ -10,12 +10,14 @@
 #include <cstdint>
 #include <initializer_list>
 
+#include "common/dtype_info.h"
+#include "common/view_extent.h"
 #include "sim_internal.h"
 
 namespace hwinfer::sim {
 
 // Bytes per element of F32, F16, BF16, I8, I32; 0 for Q8_0, Q4_0 and unknown values.
-uint64_t element_bytes(uint32_t dtype);
+inline uint64_t element_bytes(uint32_t dtype) { return backend::dtype_element_bytes(dtype); }
 // "F32", "Q4_0", ... or "unknown".
 const char* dtype_name(uint32_t dtype);
 
@@ -29,7 +31,9 @@ hwinfer_error* check_operand(const hwinfer_device* device, const hwinfer_tensor_
                              std::initializer_list<int64_t> shape, bool require_buffer);
 
 // INVALID_ARGUMENT when a descriptor's struct_size is smaller than |expected|.
-hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel);
+inline hwinfer_error* check_desc_size(uint32_t struct_size, size_t expected, const char* kernel) {
+  return backend::check_desc_size(kPluginName, struct_size, expected, kernel);
+}
 
 // INVALID_ARGUMENT naming the first of |values| that is not > 0 (|names| comma-separated, same
 // order, for the message).
