@@ -4,10 +4,8 @@
 #include "rowwise_ops.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
 #include <cstring>
-#include <initializer_list>
 #include <vector>
 
 #include "common/kernel_checks.h"

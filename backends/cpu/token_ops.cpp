@@ -8,7 +8,6 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstring>
-#include <initializer_list>
 #include <vector>
 
 #include "common/kernel_checks.h"
