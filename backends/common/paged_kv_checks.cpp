@@ -84,6 +84,46 @@ hwinfer_error* check_table(const CheckContext& context, const char* kernel,
   return check_view(context, context_lens, lens);
 }
 
+// Block ids times block_size index an I32 slot space: max_blocks_per_seq * block_size must fit.
+hwinfer_error* check_slots_fit_i32(const CheckContext& context, const char* kernel,
+                                   int64_t max_blocks_per_seq, int64_t block_size) {
+  if (max_blocks_per_seq <= INT32_MAX / block_size) return nullptr;
+  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                            "%s %s: max_blocks_per_seq * block_size must fit an I32",
+                            context.plugin_name, kernel);
+}
+
+// The cached keys and values a paged attention reads: both pools (inputs) and the block table of
+// |d| (an attention_decode_paged or attention_prefill descriptor), with |num_blocks| and
+// |max_blocks_per_seq| as the caller derived them.
+template <typename Desc>
+hwinfer_error* check_paged_cache(const CheckContext& context, const char* kernel, const Desc& d,
+                                 int64_t num_blocks, int64_t max_blocks_per_seq) {
+  if (hwinfer_error* error =
+          check_pools(context, kernel, d.k_cache, d.k_scales, d.v_cache, d.v_scales, num_blocks,
+                      d.block_size, d.n_kv_heads, d.head_dim, false)) {
+    return error;
+  }
+  return check_table(context, kernel, d.block_tables, d.context_lens, d.n_seqs, max_blocks_per_seq);
+}
+
+// q [rows, n_heads, head_dim] F32 | F16 (innermost contiguous) and out, the same shape and dtype,
+// an output. |shape_names| names the shape in messages.
+struct QueryAndOutput {
+  ViewExpectation q, out;
+};
+QueryAndOutput expect_query_and_output(const char* kernel, const hwinfer_tensor_view& q,
+                                       const char* shape_names, int64_t rows, int64_t n_heads,
+                                       int64_t head_dim) {
+  QueryAndOutput e;
+  e.q = expect_view(kernel, "q", q.dtype, shape_names, {rows, n_heads, head_dim});
+  e.q.contiguous = true;
+  e.out = e.q;
+  e.out.operand = "out";
+  e.out.is_output = true;
+  return e;
+}
+
 }  // namespace
 
 // ---- KV append ---------------------------------------------------------------------------------
@@ -166,30 +206,20 @@ hwinfer_error* check_attention_decode_paged(const CheckContext& context,
     return error;
   }
   if (hwinfer_error* error = check_heads(plugin, kKernel, d.n_heads, d.n_kv_heads)) return error;
-  if (d.max_blocks_per_seq > INT32_MAX / d.block_size) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "%s %s: max_blocks_per_seq * block_size must fit an I32", plugin,
-                              kKernel);
+  if (hwinfer_error* error =
+          check_slots_fit_i32(context, kKernel, d.max_blocks_per_seq, d.block_size)) {
+    return error;
   }
   if (hwinfer_error* error = check_dtype_in(context, d.q, kKernel, "q",
                                             {HWINFER_DTYPE_F32, HWINFER_DTYPE_F16}, "F32 or F16")) {
     return error;
   }
-  ViewExpectation q = expect_view(kKernel, "q", d.q.dtype, "[n_seqs, n_heads, head_dim]",
-                                  {d.n_seqs, d.n_heads, d.head_dim});
-  q.contiguous = true;
-  ViewExpectation out = q;
-  out.operand = "out";
-  out.is_output = true;
-  if (hwinfer_error* error = check_view(context, d.q, q)) return error;
-  if (hwinfer_error* error = check_view(context, d.out, out)) return error;
+  const QueryAndOutput q_out = expect_query_and_output(kKernel, d.q, "[n_seqs, n_heads, head_dim]",
+                                                       d.n_seqs, d.n_heads, d.head_dim);
+  if (hwinfer_error* error = check_view(context, d.q, q_out.q)) return error;
+  if (hwinfer_error* error = check_view(context, d.out, q_out.out)) return error;
   if (hwinfer_error* error =
-          check_pools(context, kKernel, d.k_cache, d.k_scales, d.v_cache, d.v_scales, num_blocks,
-                      d.block_size, d.n_kv_heads, d.head_dim, false)) {
-    return error;
-  }
-  if (hwinfer_error* error = check_table(context, kKernel, d.block_tables, d.context_lens, d.n_seqs,
-                                         d.max_blocks_per_seq)) {
+          check_paged_cache(context, kKernel, d, num_blocks, d.max_blocks_per_seq)) {
     return error;
   }
   return apply_kernel_limits(context, HWINFER_KERNEL_ATTENTION_DECODE_PAGED, &d);
@@ -249,12 +279,8 @@ hwinfer_error* check_attention_prefill(const CheckContext& context,
       return error;
     }
   }
-  ViewExpectation q = expect_view(kKernel, "q", d.q.dtype, "[n_tokens, n_heads, head_dim]",
-                                  {d.n_tokens, d.n_heads, d.head_dim});
-  q.contiguous = true;
-  ViewExpectation out = q;
-  out.operand = "out";
-  out.is_output = true;
+  const QueryAndOutput q_out = expect_query_and_output(
+      kKernel, d.q, "[n_tokens, n_heads, head_dim]", d.n_tokens, d.n_heads, d.head_dim);
   ViewExpectation k = expect_view(kKernel, "k", d.k.dtype, "[n_tokens, n_kv_heads, head_dim]",
                                   {d.n_tokens, d.n_kv_heads, d.head_dim});
   k.contiguous = true;
@@ -264,7 +290,7 @@ hwinfer_error* check_attention_prefill(const CheckContext& context,
   const ViewExpectation starts =
       expect_view(kKernel, "query_start", HWINFER_DTYPE_I32, "[n_seqs + 1]", {d.n_seqs + 1});
   const std::pair<const hwinfer_tensor_view*, const ViewExpectation*> operands[] = {
-      {&d.q, &q}, {&d.k, &k}, {&d.v, &v}, {&d.out, &out}, {&d.query_start, &starts}};
+      {&d.q, &q_out.q}, {&d.k, &k}, {&d.v, &v}, {&d.out, &q_out.out}, {&d.query_start, &starts}};
   for (const auto& [view, expected] : operands) {
     if (hwinfer_error* error = check_view(context, *view, *expected)) return error;
   }
@@ -278,18 +304,10 @@ hwinfer_error* check_attention_prefill(const CheckContext& context,
                              {d.block_size, num_blocks, max_blocks})) {
       return error;
     }
-    if (max_blocks > INT32_MAX / d.block_size) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "%s %s: max_blocks_per_seq * block_size must fit an I32", plugin,
-                                kKernel);
-    }
-    if (hwinfer_error* error =
-            check_pools(context, kKernel, d.k_cache, d.k_scales, d.v_cache, d.v_scales, num_blocks,
-                        d.block_size, d.n_kv_heads, d.head_dim, false)) {
+    if (hwinfer_error* error = check_slots_fit_i32(context, kKernel, max_blocks, d.block_size)) {
       return error;
     }
-    if (hwinfer_error* error =
-            check_table(context, kKernel, d.block_tables, d.context_lens, d.n_seqs, max_blocks)) {
+    if (hwinfer_error* error = check_paged_cache(context, kKernel, d, num_blocks, max_blocks)) {
       return error;
     }
   }

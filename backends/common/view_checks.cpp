@@ -68,6 +68,20 @@ hwinfer_error* check_buffer(const CheckContext& context, const hwinfer_tensor_vi
   return nullptr;
 }
 
+// The first checks of check_view and check_block_view: the view's struct_size, then its dtype.
+hwinfer_error* check_struct_and_dtype(const CheckContext& context, const hwinfer_tensor_view& view,
+                                      const ViewExpectation& e) {
+  if (view.struct_size < sizeof(hwinfer_tensor_view)) {
+    return invalid(context, e, "has struct_size ", std::to_string(view.struct_size),
+                   ", smaller than hwinfer_tensor_view");
+  }
+  if (view.dtype != e.dtype) {
+    return invalid(context, e, "has dtype ", dtype_name(view.dtype),
+                   "; expected " + dtype_name(e.dtype));
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 std::string dtype_name(uint32_t dtype) {
@@ -95,14 +109,7 @@ ViewExpectation expect_view(const char* kernel, const char* operand, uint32_t dt
 hwinfer_error* check_view(const CheckContext& context, const hwinfer_tensor_view& view,
                           const ViewExpectation& e) {
   const char* plugin = context.plugin_name;
-  if (view.struct_size < sizeof(hwinfer_tensor_view)) {
-    return invalid(context, e, "has struct_size ", std::to_string(view.struct_size),
-                   ", smaller than hwinfer_tensor_view");
-  }
-  if (view.dtype != e.dtype) {
-    return invalid(context, e, "has dtype ", dtype_name(view.dtype),
-                   "; expected " + dtype_name(e.dtype));
-  }
+  if (hwinfer_error* error = check_struct_and_dtype(context, view, e)) return error;
   if (view.rank != e.rank) {
     return invalid(
         context, e, "has rank ", std::to_string(view.rank),
@@ -171,14 +178,7 @@ hwinfer_error* check_view(const CheckContext& context, const hwinfer_tensor_view
 
 hwinfer_error* check_block_view(const CheckContext& context, const hwinfer_tensor_view& view,
                                 const ViewExpectation& e) {
-  if (view.struct_size < sizeof(hwinfer_tensor_view)) {
-    return invalid(context, e, "has struct_size ", std::to_string(view.struct_size),
-                   ", smaller than hwinfer_tensor_view");
-  }
-  if (view.dtype != e.dtype) {
-    return invalid(context, e, "has dtype ", dtype_name(view.dtype),
-                   "; expected " + dtype_name(e.dtype));
-  }
+  if (hwinfer_error* error = check_struct_and_dtype(context, view, e)) return error;
   if (view.rank != 2 || e.rank != 2) {
     return invalid(context, e, "has rank ", std::to_string(view.rank),
                    "; expected " + std::string(e.shape_names) + " = " + shape_string(e.shape, 2));
