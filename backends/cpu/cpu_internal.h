@@ -20,6 +20,8 @@
 #include <new>
 #include <utility>
 
+#include "common/check_context.h"
+#include "common/dtype_info.h"
 #include "common/plugin_errors.h"
 #include "gemm_f32.h"
 #include "hwinfer/plugin.h"
@@ -135,6 +137,11 @@ void buffer_free(hwinfer_buffer* buffer);
 hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
 hwinfer_error* buffer_import_host(hwinfer_device* device, void* host_ptr, uint64_t size_bytes,
                                   hwinfer_buffer** out);
+// The context of the shared descriptor checks (backends/common/kernel_checks.h) for this plugin:
+// "cpu" messages, buffers read through hwinfer_buffer above (data is the host address), views on
+// |device|, buffers required when |require_buffers| (the enqueue slots; kernel_query passes
+// false). No kernel_limits hook: the CPU runs every descriptor the shared checks accept.
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
 // stream.cpp
 hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out);
@@ -160,6 +167,15 @@ hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end, uint64
 hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
                             hwinfer_kernel_support* out);
 const hwinfer_kernel_table* kernel_table();
+
+// Address of the view's element [0, ..., 0]. The view must have passed its kind's check with a
+// buffer.
+inline uint8_t* view_data(const hwinfer_tensor_view& view) {
+  return view.buffer->data + view.offset_bytes;
+}
+
+// Bytes per element of a non-block dtype (F32, F16, BF16, I8, I32); 0 for Q8_0, Q4_0 and unknown.
+using backend::dtype_element_bytes;
 
 }  // namespace hwinfer::cpu
 

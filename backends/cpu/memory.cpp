@@ -112,4 +112,12 @@ hwinfer_error* buffer_import_host(hwinfer_device* device, void* host_ptr, uint64
   });
 }
 
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers) {
+  static const backend::BufferInfoFn kBuffers = {
+      [](const hwinfer_buffer* buffer) -> uint64_t { return buffer->size_bytes; },
+      [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
+      [](const hwinfer_buffer* buffer) { return reinterpret_cast<uintptr_t>(buffer->data); }};
+  return {kPluginName, &kBuffers, device, require_buffers, nullptr};
+}
+
 }  // namespace hwinfer::cpu

@@ -4,51 +4,17 @@
 #include "rowwise_ops.h"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
 #include <cstring>
-#include <initializer_list>
 #include <vector>
 
-#include "kernel_views.h"
+#include "common/kernel_checks.h"
 #include "reference/half.h"
 #include "thread_pool.h"
 
 namespace hwinfer::cpu {
 
 namespace {
-
-// A [rows, cols] view of |dtype|, innermost contiguous.
-ViewExpectation expect_matrix(const char* kernel, const char* operand, uint32_t dtype, int64_t rows,
-                              int64_t cols, bool is_output) {
-  ViewExpectation e;
-  e.kernel = kernel;
-  e.operand = operand;
-  e.dtype = dtype;
-  e.rank = 2;
-  e.shape[0] = rows;
-  e.shape[1] = cols;
-  e.shape_names = "[n_tokens, dim]";
-  e.contiguous = true;
-  e.is_output = is_output;
-  return e;
-}
-
-// F32 or F16: a known other dtype is INVALID_ARGUMENT, an unknown one UNSUPPORTED.
-hwinfer_error* check_float_dtype(const hwinfer_tensor_view& view, const char* kernel,
-                                 const char* operand) {
-  if (view.struct_size < sizeof(hwinfer_tensor_view)) return nullptr;  // check_view reports it
-  if (view.dtype == HWINFER_DTYPE_F32 || view.dtype == HWINFER_DTYPE_F16) return nullptr;
-  const uint32_t code =
-      dtype_is_known(view.dtype) ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNSUPPORTED;
-  return hwinfer_make_error(code, "cpu %s: operand %s has dtype %s; expected F32 or F16", kernel,
-                            operand, dtype_name(view.dtype).c_str());
-}
-
-hwinfer_error* overlap_error(const char* kernel, const char* a, const char* b) {
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "cpu %s: operands %s and %s overlap in memory", kernel, a, b);
-}
 
 // A row of F32 or F16 values at |row| (innermost contiguous).
 void load_row(const uint8_t* row, uint32_t dtype, int64_t n, float* dst) {
@@ -141,68 +107,12 @@ void rms_norm(const RmsNormProblem& p, ThreadPool& pool) {
 
 }  // namespace
 
-hwinfer_error* check_rms_norm(const hwinfer_device* device, const hwinfer_rms_norm_desc& d,
-                              bool require_buffers) {
-  constexpr const char* kName = "rms_norm";
-  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), kName)) return error;
-  if (d.n_tokens <= 0 || d.dim <= 0) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "cpu rms_norm: n_tokens and dim must be > 0; got n_tokens=%" PRId64
-                              " dim=%" PRId64,
-                              d.n_tokens, d.dim);
-  }
-  if (!(d.eps >= 0.0f) || !std::isfinite(d.eps)) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "cpu rms_norm: eps must be finite and >= 0; got %g",
-                              static_cast<double>(d.eps));
-  }
-  const bool has_residual = d.residual.buffer != nullptr;
-  if (hwinfer_error* error = check_float_dtype(d.x, kName, "x")) return error;
-  if (hwinfer_error* error = check_float_dtype(d.out, kName, "out")) return error;
-  if (has_residual) {
-    if (hwinfer_error* error = check_float_dtype(d.residual, kName, "residual")) return error;
-  }
-  if (hwinfer_error* error =
-          check_view(d.x, expect_matrix(kName, "x", d.x.dtype, d.n_tokens, d.dim, false), device,
-                     require_buffers)) {
-    return error;
-  }
-  ViewExpectation weight;
-  weight.kernel = kName;
-  weight.operand = "weight";
-  weight.dtype = HWINFER_DTYPE_F32;
-  weight.rank = 1;
-  weight.shape[0] = d.dim;
-  weight.shape_names = "[dim]";
-  weight.contiguous = true;
-  if (hwinfer_error* error = check_view(d.weight, weight, device, require_buffers)) return error;
-  if (hwinfer_error* error =
-          check_view(d.out, expect_matrix(kName, "out", d.out.dtype, d.n_tokens, d.dim, true),
-                     device, require_buffers)) {
-    return error;
-  }
-  if (has_residual) {
-    if (hwinfer_error* error = check_view(
-            d.residual, expect_matrix(kName, "residual", d.residual.dtype, d.n_tokens, d.dim, true),
-            device, true)) {
-      return error;
-    }
-  }
-  if (views_overlap(d.out, d.x)) return overlap_error(kName, "out", "x");
-  if (views_overlap(d.out, d.weight)) return overlap_error(kName, "out", "weight");
-  if (has_residual) {
-    if (views_overlap(d.out, d.residual)) return overlap_error(kName, "out", "residual");
-    if (views_overlap(d.residual, d.x)) return overlap_error(kName, "residual", "x");
-    if (views_overlap(d.residual, d.weight)) return overlap_error(kName, "residual", "weight");
-  }
-  return nullptr;
-}
-
 hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
   return guarded("rms_norm", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "rms_norm: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "rms_norm: desc")) return error;
-    if (hwinfer_error* error = check_rms_norm(stream->device, *desc, true)) return error;
+    if (hwinfer_error* error = backend::check_rms_norm(check_context(stream->device, true), *desc))
+      return error;
     RmsNormProblem p;
     p.n_tokens = desc->n_tokens;
     p.dim = desc->dim;
@@ -249,44 +159,12 @@ void silu_mul(const SiluMulProblem& p, ThreadPool& pool) {
 
 }  // namespace
 
-hwinfer_error* check_silu_mul(const hwinfer_device* device, const hwinfer_silu_mul_desc& d,
-                              bool require_buffers) {
-  constexpr const char* kName = "silu_mul";
-  if (hwinfer_error* error = check_desc_size(d.struct_size, sizeof(d), kName)) return error;
-  if (d.n_tokens <= 0 || d.dim <= 0) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "cpu silu_mul: n_tokens and dim must be > 0; got n_tokens=%" PRId64
-                              " dim=%" PRId64,
-                              d.n_tokens, d.dim);
-  }
-  if (hwinfer_error* error = check_float_dtype(d.gate, kName, "gate")) return error;
-  if (hwinfer_error* error = check_float_dtype(d.up, kName, "up")) return error;
-  if (hwinfer_error* error = check_float_dtype(d.out, kName, "out")) return error;
-  if (hwinfer_error* error =
-          check_view(d.gate, expect_matrix(kName, "gate", d.gate.dtype, d.n_tokens, d.dim, false),
-                     device, require_buffers)) {
-    return error;
-  }
-  if (hwinfer_error* error =
-          check_view(d.up, expect_matrix(kName, "up", d.up.dtype, d.n_tokens, d.dim, false), device,
-                     require_buffers)) {
-    return error;
-  }
-  if (hwinfer_error* error =
-          check_view(d.out, expect_matrix(kName, "out", d.out.dtype, d.n_tokens, d.dim, true),
-                     device, require_buffers)) {
-    return error;
-  }
-  if (views_overlap(d.out, d.gate)) return overlap_error(kName, "out", "gate");
-  if (views_overlap(d.out, d.up)) return overlap_error(kName, "out", "up");
-  return nullptr;
-}
-
 hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
   return guarded("silu_mul", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "silu_mul: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "silu_mul: desc")) return error;
-    if (hwinfer_error* error = check_silu_mul(stream->device, *desc, true)) return error;
+    if (hwinfer_error* error = backend::check_silu_mul(check_context(stream->device, true), *desc))
+      return error;
     SiluMulProblem p;
     p.n_tokens = desc->n_tokens;
     p.dim = desc->dim;

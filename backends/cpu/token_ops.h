@@ -1,7 +1,7 @@
 // token_ops.h — the CPU backend's per-token position and lookup kernels: RoPE (in place on q and
-// the optional k) and the embedding lookup. One check_* per kernel, shared by kernel_query (views
-// without buffers) and the enqueue slot (buffers required), so the two never disagree; kernels.cpp
-// puts the enqueue_* functions in the kernel table and routes kernel_query here.
+// the optional k) and the embedding lookup. Each enqueue slot validates its descriptor with the
+// shared check of backends/common/kernel_checks.h (the one kernel_query answers with); kernels.cpp
+// puts them in the kernel table.
 //
 //   rope:       q: [n_tokens, n_heads, head_dim], k (optional): [n_tokens, n_kv_heads, head_dim]
 //               F32 | F16 (innermost contiguous, outer strides free);  positions: [n_tokens] I32.
@@ -20,14 +20,8 @@
 
 namespace hwinfer::cpu {
 
-// NULL when |d| is well-formed and runnable; INVALID_ARGUMENT when malformed; UNSUPPORTED with a
-// reason when well-formed but not runnable here. Buffers are required only when |require_buffers|.
-hwinfer_error* check_rope(const hwinfer_device* device, const hwinfer_rope_desc& d,
-                          bool require_buffers);
 hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc);
 
-hwinfer_error* check_embedding(const hwinfer_device* device, const hwinfer_embedding_desc& d,
-                               bool require_buffers);
 hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
 
 }  // namespace hwinfer::cpu

@@ -1,6 +1,7 @@
 // kernels.cpp — the sim plugin's kernel table and kernel_query.
 //
-// Every slot: validate (kernel_checks.h, the same checks kernel_query answers with), count the
+// Every slot: validate (backends/common/kernel_checks.h: the CPU backend's checks, so the sim
+// accepts exactly what a real backend accepts; kernel_query answers with the same ones), count the
 // kernel's bytes and FLOPs with the core's CountKernelCost (int arrays read from backed buffers),
 // advance the stream's virtual clock by
 //     max(bytes / peak bandwidth, flops / peak FLOP/s of the compute dtype) + launch overhead,
@@ -11,11 +12,11 @@
 #include <cinttypes>
 #include <vector>
 
+#include "common/kernel_checks.h"
+#include "common/kernel_query.h"
 #include "fingerprint.h"
 #include "hwinfer/kernel_cost.h"
-#include "kernel_checks.h"
 #include "sim_internal.h"
-#include "view_checks.h"
 
 namespace hwinfer::sim {
 
@@ -64,13 +65,14 @@ void set_pending(hwinfer_stream* stream, hwinfer_error* error) {
 }
 
 // The common body of every slot: checks, clock, then |write| (the pseudo-output).
-template <typename Desc, typename Check, typename Write>
-hwinfer_error* run_kernel(const char* name, hwinfer_stream* stream, const Desc* desc, Check check,
+template <typename Desc, typename Write>
+hwinfer_error* run_kernel(const char* name, hwinfer_stream* stream, const Desc* desc,
+                          hwinfer_error* (*check)(const backend::CheckContext&, const Desc&),
                           Write write) {
   return guarded(name, [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "kernel: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "kernel: desc")) return error;
-    if (hwinfer_error* error = check(stream->device, *desc, true)) return error;
+    if (hwinfer_error* error = check(check_context(stream->device, true), *desc)) return error;
     const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
       return read_int_array(view, out);
     };
@@ -209,41 +211,42 @@ void write_bandwidth_probe(hwinfer_stream*, const hwinfer_bandwidth_probe_desc&)
 // ---- slots --------------------------------------------------------------------------------------
 
 hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc) {
-  return run_kernel("gemm", stream, desc, check_gemm, write_gemm);
+  return run_kernel("gemm", stream, desc, backend::check_gemm, write_gemm);
 }
 hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
                                         const hwinfer_matmul_quantized_desc* desc) {
-  return run_kernel("matmul_quantized", stream, desc, check_matmul_quantized,
+  return run_kernel("matmul_quantized", stream, desc, backend::check_matmul_quantized,
                     write_matmul_quantized);
 }
 hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
                                          const hwinfer_attention_prefill_desc* desc) {
-  return run_kernel("attention_prefill", stream, desc, check_attention_prefill,
+  return run_kernel("attention_prefill", stream, desc, backend::check_attention_prefill,
                     write_attention_prefill);
 }
 hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
                                               const hwinfer_attention_decode_paged_desc* desc) {
-  return run_kernel("attention_decode_paged", stream, desc, check_attention_decode_paged,
+  return run_kernel("attention_decode_paged", stream, desc, backend::check_attention_decode_paged,
                     write_attention_decode);
 }
 hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc) {
-  return run_kernel("kv_append", stream, desc, check_kv_append, write_kv_append);
+  return run_kernel("kv_append", stream, desc, backend::check_kv_append, write_kv_append);
 }
 hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
-  return run_kernel("rms_norm", stream, desc, check_rms_norm, write_rms_norm);
+  return run_kernel("rms_norm", stream, desc, backend::check_rms_norm, write_rms_norm);
 }
 hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
-  return run_kernel("rope", stream, desc, check_rope, write_rope);
+  return run_kernel("rope", stream, desc, backend::check_rope, write_rope);
 }
 hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
-  return run_kernel("silu_mul", stream, desc, check_silu_mul, write_silu_mul);
+  return run_kernel("silu_mul", stream, desc, backend::check_silu_mul, write_silu_mul);
 }
 hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc) {
-  return run_kernel("embedding", stream, desc, check_embedding, write_embedding);
+  return run_kernel("embedding", stream, desc, backend::check_embedding, write_embedding);
 }
 hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
                                        const hwinfer_bandwidth_probe_desc* desc) {
-  return run_kernel("bandwidth_probe", stream, desc, check_bandwidth_probe, write_bandwidth_probe);
+  return run_kernel("bandwidth_probe", stream, desc, backend::check_bandwidth_probe,
+                    write_bandwidth_probe);
 }
 
 const hwinfer_kernel_table kKernelTable = {
@@ -261,69 +264,12 @@ const hwinfer_kernel_table kKernelTable = {
     .bandwidth_probe = &enqueue_bandwidth_probe,
 };
 
-// kernel_query's answer from a check: UNSUPPORTED becomes supported = 0 with the reason; other
-// errors are returned as they are.
-hwinfer_error* answer(hwinfer_error* check, hwinfer_kernel_support* out) {
-  if (check == nullptr) {
-    hwinfer_set_support(out, HWINFER_KERNEL_SUPPORTED, "%s", "");
-    return nullptr;
-  }
-  if (check->code != HWINFER_STATUS_UNSUPPORTED) return check;
-  hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED, "%s", check->message);
-  check->destroy(check);
-  return nullptr;
-}
-
-template <typename Desc, typename Check>
-hwinfer_error* query(const hwinfer_device* device, const hwinfer_kernel_desc* desc,
-                     const char* name, Check check, hwinfer_kernel_support* out) {
-  if (hwinfer_error* error = check_desc_size(desc->struct_size, sizeof(Desc), name)) return error;
-  return answer(check(device, *reinterpret_cast<const Desc*>(desc), false), out);
-}
-
 }  // namespace
 
 hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
                             hwinfer_kernel_support* out) {
   return guarded("kernel_query", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(device, "kernel_query: device")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "kernel_query: desc")) return error;
-    if (hwinfer_error* error = require_non_null(out, "kernel_query: out")) return error;
-    if (hwinfer_error* error =
-            check_desc_size(desc->struct_size, sizeof(hwinfer_kernel_desc), "kernel_query")) {
-      return error;
-    }
-    switch (desc->kind) {
-      case HWINFER_KERNEL_GEMM:
-        return query<hwinfer_gemm_desc>(device, desc, "gemm", check_gemm, out);
-      case HWINFER_KERNEL_MATMUL_QUANTIZED:
-        return query<hwinfer_matmul_quantized_desc>(device, desc, "matmul_quantized",
-                                                    check_matmul_quantized, out);
-      case HWINFER_KERNEL_ATTENTION_PREFILL:
-        return query<hwinfer_attention_prefill_desc>(device, desc, "attention_prefill",
-                                                     check_attention_prefill, out);
-      case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-        return query<hwinfer_attention_decode_paged_desc>(device, desc, "attention_decode_paged",
-                                                          check_attention_decode_paged, out);
-      case HWINFER_KERNEL_KV_APPEND:
-        return query<hwinfer_kv_append_desc>(device, desc, "kv_append", check_kv_append, out);
-      case HWINFER_KERNEL_RMS_NORM:
-        return query<hwinfer_rms_norm_desc>(device, desc, "rms_norm", check_rms_norm, out);
-      case HWINFER_KERNEL_ROPE:
-        return query<hwinfer_rope_desc>(device, desc, "rope", check_rope, out);
-      case HWINFER_KERNEL_SILU_MUL:
-        return query<hwinfer_silu_mul_desc>(device, desc, "silu_mul", check_silu_mul, out);
-      case HWINFER_KERNEL_EMBEDDING:
-        return query<hwinfer_embedding_desc>(device, desc, "embedding", check_embedding, out);
-      case HWINFER_KERNEL_BANDWIDTH_PROBE:
-        return query<hwinfer_bandwidth_probe_desc>(device, desc, "bandwidth_probe",
-                                                   check_bandwidth_probe, out);
-      default:
-        hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED,
-                            "unknown kernel kind %" PRIu32 " (newer than this sim plugin)",
-                            desc->kind);
-        return nullptr;
-    }
+    return backend::answer_kernel_query(check_context(device, false), desc, out);
   });
 }
 

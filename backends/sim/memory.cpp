@@ -111,4 +111,12 @@ hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr) {
   return nullptr;
 }
 
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers) {
+  static const backend::BufferInfoFn kBuffers = {
+      [](const hwinfer_buffer* buffer) -> uint64_t { return buffer->size_bytes; },
+      [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
+      [](const hwinfer_buffer* buffer) { return reinterpret_cast<uintptr_t>(buffer->data); }};
+  return {kPluginName, &kBuffers, device, require_buffers, nullptr};
+}
+
 }  // namespace hwinfer::sim

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/check_context.h"
 #include "common/plugin_errors.h"
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/plugin.h"
@@ -137,6 +138,12 @@ hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_
                             hwinfer_buffer** out);
 void buffer_free(hwinfer_buffer* buffer);
 hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
+// The context of the shared descriptor checks (backends/common/kernel_checks.h) for this plugin:
+// "sim" messages, buffers read through hwinfer_buffer above (data is the host address, NULL for
+// a virtual buffer), views on |device|, buffers required when |require_buffers| (the enqueue
+// slots; kernel_query passes false). No kernel_limits hook: the sim accepts exactly what the
+// shared checks accept, as a real backend does.
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
 // stream.cpp
 hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out);

@@ -273,6 +273,62 @@ TEST(SimBackend, KernelQueryAcceptsWhatTheCpuBackendAccepts) {
   EXPECT_FALSE(support->supported);
 }
 
+// The sim validates with the CPU backend's checks (backends/common/kernel_checks.h): the same
+// descriptor gets the same answer from both plugins, the plugin's name in the reason aside.
+TEST(SimBackend, KernelQueryRejectsWhatTheCpuBackendRejects) {
+  std::shared_ptr<Device> sim = OpenSim();
+  ASSERT_NE(sim, nullptr);
+  auto cpu_plugin = Plugin::Load(std::string(HWINFER_PLUGIN_BUILD_DIR) + "/hwinfer-cpu.so", {});
+  ASSERT_TRUE(cpu_plugin.ok()) << cpu_plugin.status().ToString();
+  auto cpu = (*cpu_plugin)->OpenDevice(0);
+  ASSERT_TRUE(cpu.ok()) << cpu.status().ToString();
+
+  hwinfer_rms_norm_desc strided{};  // x with innermost stride 8: not contiguous
+  strided.struct_size = sizeof(strided);
+  strided.kind = HWINFER_KERNEL_RMS_NORM;
+  strided.n_tokens = 2;
+  strided.dim = 4;
+  strided.eps = 1e-5f;
+  strided.x = ContiguousView(nullptr, 0, HWINFER_DTYPE_F32, {2, 4});
+  strided.x.strides_bytes[1] = 8;
+  strided.weight = ContiguousView(nullptr, 0, HWINFER_DTYPE_F32, {4});
+  strided.out = ContiguousView(nullptr, 0, HWINFER_DTYPE_F32, {2, 4});
+  hwinfer_rope_desc rope{};  // an unknown pairing mode
+  rope.struct_size = sizeof(rope);
+  rope.kind = HWINFER_KERNEL_ROPE;
+  rope.n_tokens = 1;
+  rope.n_heads = 1;
+  rope.head_dim = 4;
+  rope.rotary_dim = 4;
+  rope.theta_base = 10000;
+  rope.mode = 7;
+  rope.q = ContiguousView(nullptr, 0, HWINFER_DTYPE_F32, {1, 1, 4});
+  rope.positions = ContiguousView(nullptr, 0, HWINFER_DTYPE_I32, {1});
+  for (const hwinfer_kernel_desc* desc : {&AsKernelDesc(strided), &AsKernelDesc(rope)}) {
+    auto on_sim = sim->QueryKernel(*desc);
+    auto on_cpu = (*cpu)->QueryKernel(*desc);
+    ASSERT_TRUE(on_sim.ok()) << on_sim.status().ToString();
+    ASSERT_TRUE(on_cpu.ok()) << on_cpu.status().ToString();
+    EXPECT_FALSE(on_sim->supported);
+    EXPECT_FALSE(on_cpu->supported);
+    ASSERT_EQ(on_cpu->reason.rfind("cpu ", 0), 0u) << on_cpu->reason;
+    std::string as_sim = on_cpu->reason;  // "cpu rope: ... (the cpu backend has ...)"
+    for (size_t at = 0; (at = as_sim.find("cpu ", at)) != std::string::npos; at += 4) {
+      as_sim.replace(at, 4, "sim ");
+    }
+    EXPECT_EQ(on_sim->reason, as_sim);
+  }
+  EXPECT_THAT(sim->QueryKernel(AsKernelDesc(strided))->reason,
+              HasSubstr("sim rms_norm: operand x must be contiguous"));
+
+  strided.x.strides_bytes[1] = 4;
+  strided.dim = 0;  // malformed: the same error from both
+  EXPECT_THAT(sim->QueryKernel(AsKernelDesc(strided)).status().message(),
+              HasSubstr("sim rms_norm: n_tokens and dim must be > 0; got n_tokens=2 dim=0"));
+  EXPECT_THAT((*cpu)->QueryKernel(AsKernelDesc(strided)).status().message(),
+              HasSubstr("cpu rms_norm: n_tokens and dim must be > 0; got n_tokens=2 dim=0"));
+}
+
 // embedding(ids) -> gemm against a [vocab, dim] table -> logits [n, vocab]; returns each row's
 // argmax. Runs on |device| with fresh buffers reused across calls through |state|.
 struct PseudoTokenRig {
