@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/plugin_options.h"
 #include "dispatch.h"
 #include "vk_internal.h"
 
@@ -384,10 +385,9 @@ hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinf
   return guarded("device_open", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(plugin, "device_open: plugin")) return error;
     if (hwinfer_error* error = require_non_null(out, "device_open: out")) return error;
-    if (options == nullptr && n_options != 0) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "vulkan device_open: options is NULL but n_options is %zu",
-                                n_options);
+    if (hwinfer_error* error =
+            backend::check_option_array(kPluginName, "device_open", options, n_options)) {
+      return error;
     }
     if (ordinal >= plugin->devices.size()) {
       return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
@@ -397,10 +397,8 @@ hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinf
     }
     for (size_t i = 0; i < n_options; ++i) {
       const hwinfer_option& option = options[i];
-      if (option.struct_size < sizeof(hwinfer_option) || option.key == nullptr ||
-          option.value == nullptr) {
-        return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                  "vulkan device_open: option %zu is malformed", i);
+      if (hwinfer_error* error = backend::check_option(kPluginName, "device_open", option, i)) {
+        return error;
       }
       return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                                 "vulkan device_open: unknown option '%s' (value '%s'); the vulkan "
