@@ -14,6 +14,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   python3-matplotlib
+  glslc libvulkan-dev mesa-vulkan-drivers  # the Vulkan backend; lavapipe runs it on the CPU
 )
 missing=()
 for package in "${packages[@]}"; do

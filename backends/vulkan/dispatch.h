@@ -1,0 +1,94 @@
+// dispatch.h — recording work on a stream (Recording) and launching the embedded compute shaders.
+//
+// THE DISPATCH CONVENTION (every kernel, now and later, follows it):
+//   * Each tensor operand is one storage-buffer binding (set 0, binding = operand index in the
+//     shader). The binding starts at the view's offset_bytes rounded DOWN to the device's
+//     minStorageBufferOffsetAlignment and runs to the end of the buffer (capped at
+//     maxStorageBufferRange). The remainder (offset_bytes - bound offset) is passed to the shader
+//     in push constants, in ELEMENTS of the operand's dtype (views are element-aligned; byte
+//     kernels such as the probe pass whole 32-bit words and touch the edges by other means).
+//   * Shapes and strides go in push constants too, strides in elements, innermost first as the
+//     shader needs them; at most 128 bytes of push constants (the Vulkan minimum).
+//   * An optional operand that is absent is bound to another operand's buffer (any valid binding)
+//     and a push-constant flag tells the shader to ignore it.
+//   * Shaders walk rows with a stride of gl_NumWorkGroups, so the host may cap the workgroup count
+//     at the device's maxComputeWorkGroupCount.
+//   * Every command buffer begins with a full memory barrier (so work of earlier submissions on the
+//     shared queue is complete and visible) and ends with one that makes device writes visible to
+//     the host; within a command buffer, Recording::barrier() separates dependent commands.
+//
+// Must not submit anything itself except through Recording::submit().
+#ifndef HWINFER_BACKENDS_VULKAN_DISPATCH_H_
+#define HWINFER_BACKENDS_VULKAN_DISPATCH_H_
+
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include "vk_internal.h"
+
+namespace hwinfer::vulkan {
+
+// The embedded shaders (shaders/*.comp).
+enum class ShaderId : uint32_t {
+  kProbeRead = 0,
+  kRmsNormF32 = 1,
+  kSiluMulF32 = 2,
+};
+
+// One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from
+// offset_bytes is what the shader may touch (checked against maxStorageBufferRange).
+struct Operand {
+  const hwinfer_buffer* buffer = nullptr;
+  uint64_t offset_bytes = 0;
+  uint64_t extent_bytes = 0;
+};
+
+// The byte remainder Operand |o| is bound with (offset_bytes - the aligned-down offset).
+uint64_t binding_remainder(const hwinfer_device* device, const Operand& o);
+
+// One command buffer being recorded on a stream. Resources added to it (transient buffers,
+// descriptor pools) live until the stream's timeline passes its submission; without submit()
+// they are released at destruction.
+class Recording {
+ public:
+  explicit Recording(hwinfer_stream* stream) : stream_(stream) {}
+  ~Recording();
+  Recording(const Recording&) = delete;
+  Recording& operator=(const Recording&) = delete;
+
+  // Allocates and begins the command buffer, with the leading barrier.
+  hwinfer_error* begin(const char* what);
+  VkCommandBuffer command_buffer() const { return submission_.command_buffer; }
+  const DeviceFunctions& fn() const { return stream_->device->fn; }
+
+  // A full memory barrier between the commands recorded so far and the next ones.
+  void barrier();
+  // A plugin-owned buffer that lives until this work has run (staging, scratch).
+  hwinfer_error* transient(uint64_t size_bytes, uint32_t memory_kind, hwinfer_buffer** out);
+  // Binds |shader| with |operands| (in binding order) and |push| constants, and dispatches
+  // |groups_x| x |groups_y| workgroups (each capped at the device's limit).
+  hwinfer_error* dispatch(ShaderId shader, std::initializer_list<Operand> operands,
+                          const void* push, uint32_t push_bytes, uint64_t groups_x,
+                          uint64_t groups_y = 1);
+  // Ends the command buffer and submits it: waits for the stream's pending event waits and
+  // signals the stream's next timeline value (stream->submitted afterwards).
+  hwinfer_error* submit();
+
+ private:
+  hwinfer_stream* stream_;
+  const char* what_ = "";
+  Submission submission_;
+  bool submitted_ = false;
+};
+
+// Frees the resources of a finished submission (stream.cpp's retire, and ~Recording).
+void release_submission(hwinfer_stream* stream, Submission& submission);
+
+// Destroys every pipeline of |device| (device_close).
+void destroy_pipelines(hwinfer_device* device);
+
+}  // namespace hwinfer::vulkan
+
+#endif  // HWINFER_BACKENDS_VULKAN_DISPATCH_H_

@@ -1,0 +1,21 @@
+// shaders.h — the SPIR-V of shaders/*.comp, compiled by glslc at build time and embedded by
+// cmake/embed_spirv.cmake (the generated embedded_shaders.cpp in the build tree). Do not edit the
+// generated file; add a shader to shader_names in CMakeLists.txt and declare it here.
+#ifndef HWINFER_BACKENDS_VULKAN_SHADERS_H_
+#define HWINFER_BACKENDS_VULKAN_SHADERS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace hwinfer::vulkan::shaders {
+
+extern const uint32_t k_probe_read_spv[];
+extern const size_t k_probe_read_spv_words;
+extern const uint32_t k_rms_norm_f32_spv[];
+extern const size_t k_rms_norm_f32_spv_words;
+extern const uint32_t k_silu_mul_f32_spv[];
+extern const size_t k_silu_mul_f32_spv_words;
+
+}  // namespace hwinfer::vulkan::shaders
+
+#endif  // HWINFER_BACKENDS_VULKAN_SHADERS_H_

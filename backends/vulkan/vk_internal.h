@@ -1,0 +1,249 @@
+// vk_internal.h — the Vulkan backend's handle types and the ABI slot functions its files share.
+//
+// plugin.h only declares the opaque handle structs; this header defines them. Nothing here crosses
+// the ABI or is exported (the one visible symbol is hwinfer_plugin_query in plugin_entry.cpp), and
+// no C++ exception may leave a slot function: each wraps its body in guarded().
+//
+// Object model:
+//   hwinfer_plugin  the dlopen()ed loader, one VkInstance, and the physical devices that qualify
+//                   (Vulkan 1.1+, a compute queue, timeline semaphores); or none, with the reason.
+//   hwinfer_device  one VkDevice with one compute queue (shared by all streams, under a mutex),
+//                   the sub-allocator (memory.cpp) and the compute pipelines (dispatch.cpp).
+//   hwinfer_buffer  one VkBuffer bound at an offset inside a large VkDeviceMemory block.
+//   hwinfer_stream  a command pool, a timeline semaphore and the submissions still in flight;
+//                   every enqueue records one command buffer and submits it (stream.cpp).
+//   hwinfer_event   a (stream timeline, value) pair plus one timestamp query (event.cpp).
+#ifndef HWINFER_BACKENDS_VULKAN_VK_INTERNAL_H_
+#define HWINFER_BACKENDS_VULKAN_VK_INTERNAL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/plugin_errors.h"
+#include "hwinfer/plugin.h"
+#include "hwinfer/plugin_support.h"
+#include "vk_loader.h"
+
+#ifndef HWINFER_VULKAN_PLUGIN_VERSION
+#define HWINFER_VULKAN_PLUGIN_VERSION "0.0.0-unknown"
+#endif
+
+namespace hwinfer::vulkan {
+
+inline constexpr const char* kPluginName = "vulkan";
+
+// What plugin_init learnt about one physical device that qualifies.
+struct PhysicalDevice {
+  VkPhysicalDevice handle = VK_NULL_HANDLE;
+  hwinfer_device_info info{};  // the static part; memory_free_bytes is filled per query
+  uint32_t api_version = 0;
+  uint32_t queue_family = 0;            // a family with VK_QUEUE_COMPUTE_BIT
+  bool timeline_via_extension = false;  // Vulkan 1.1: enable VK_KHR_timeline_semaphore
+  bool has_memory_budget = false;       // VK_EXT_memory_budget
+  uint64_t min_storage_offset_alignment = 1;
+  uint64_t max_storage_buffer_range = 0;
+  uint64_t max_memory_allocation = 0;
+  uint32_t max_workgroup_count[3] = {};
+  float timestamp_period_ns = 0;      // ns per timestamp tick
+  uint32_t timestamp_valid_bits = 0;  // of the queue family; 0 = no timestamps
+};
+
+// One block of VkDeviceMemory that buffers are sub-allocated from (first fit).
+struct MemoryBlock {
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  uint64_t size_bytes = 0;
+  uint8_t* mapped = nullptr;          // persistently mapped when the type is host-visible
+  std::map<uint64_t, uint64_t> free;  // offset -> size of each free range (coalesced)
+  uint64_t used_bytes = 0;
+};
+
+// The blocks of one memory type.
+struct MemoryPool {
+  uint32_t type_index = 0;
+  bool mappable = false;  // HOST_VISIBLE | HOST_COHERENT
+  std::vector<std::unique_ptr<MemoryBlock>> blocks;
+};
+
+// A timeline semaphore shared by a stream and the events recorded on it, so an event stays valid
+// after its stream is destroyed. Destroyed with the last reference (never while work may still
+// signal it: stream_destroy synchronizes first).
+struct Timeline {
+  hwinfer_device* device = nullptr;
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  ~Timeline();
+};
+
+struct Pipeline {
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  uint32_t n_bindings = 0;
+};
+
+}  // namespace hwinfer::vulkan
+
+struct hwinfer_plugin {
+  const hwinfer_host_api* host = nullptr;
+  hwinfer::vulkan::InstanceFunctions vk;
+  VkInstance instance = VK_NULL_HANDLE;
+  std::string unavailable_reason;  // why there are no devices ("" when there are)
+  std::vector<hwinfer::vulkan::PhysicalDevice> devices;
+  std::mutex mutex;        // guards |open|
+  std::vector<bool> open;  // [devices.size()]
+};
+
+struct hwinfer_device {
+  hwinfer_plugin* plugin = nullptr;
+  uint32_t ordinal = 0;
+  const hwinfer::vulkan::PhysicalDevice* physical = nullptr;
+  VkDevice device = VK_NULL_HANDLE;
+  hwinfer::vulkan::DeviceFunctions fn;
+  VkQueue queue = VK_NULL_HANDLE;
+  std::mutex queue_mutex;           // vkQueueSubmit on the one queue every stream shares
+  uint64_t alignment_bytes = 256;   // max(minStorageBufferOffsetAlignment, 256)
+  int32_t device_memory_type = -1;  // DEVICE_LOCAL preferred
+  int32_t host_memory_type = -1;    // HOST_VISIBLE | HOST_COHERENT
+  std::mutex memory_mutex;          // guards |pools|
+  std::map<uint32_t, hwinfer::vulkan::MemoryPool> pools;    // by memory type index
+  std::mutex pipeline_mutex;                                // guards |pipelines|
+  std::map<uint32_t, hwinfer::vulkan::Pipeline> pipelines;  // by ShaderId
+  std::atomic<int64_t> live_buffers{0};
+  std::atomic<int64_t> live_streams{0};
+  std::atomic<int64_t> live_events{0};
+};
+
+struct hwinfer_buffer {
+  hwinfer_device* device = nullptr;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  uint64_t size_bytes = 0;     // as asked for
+  uint64_t vk_size_bytes = 0;  // the VkBuffer's size (size_bytes rounded up to 4)
+  uint32_t memory_kind = HWINFER_MEMORY_DEVICE;
+  hwinfer::vulkan::MemoryBlock* block = nullptr;
+  uint32_t memory_type = 0;
+  uint64_t block_offset = 0;
+  uint64_t block_bytes = 0;   // bytes taken from the block
+  uint8_t* mapped = nullptr;  // host pointer when the memory is mappable, else NULL
+};
+
+namespace hwinfer::vulkan {
+
+// A submitted command buffer and what must live until the GPU has passed it.
+struct Submission {
+  uint64_t value = 0;  // the stream's timeline value it signals
+  VkCommandBuffer command_buffer = VK_NULL_HANDLE;
+  std::vector<hwinfer_buffer*> transients;  // staging and scratch buffers, freed at retire
+  std::vector<VkDescriptorPool> descriptor_pools;
+};
+
+}  // namespace hwinfer::vulkan
+
+struct hwinfer_stream {
+  hwinfer_device* device = nullptr;
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+  std::shared_ptr<hwinfer::vulkan::Timeline> timeline;
+  uint64_t submitted = 0;  // the last value a submission signals
+  std::deque<hwinfer::vulkan::Submission> in_flight;
+  // Event waits for the next submission (kept alive until it is submitted).
+  std::vector<std::pair<std::shared_ptr<hwinfer::vulkan::Timeline>, uint64_t>> pending_waits;
+  hwinfer_error* pending_error = nullptr;  // first error found while running
+};
+
+struct hwinfer_event {
+  hwinfer_device* device = nullptr;
+  // The timeline of the stream it was last recorded on; complete when it reaches |value|.
+  std::shared_ptr<hwinfer::vulkan::Timeline> timeline;
+  VkQueryPool query_pool = VK_NULL_HANDLE;  // one timestamp; NULL without timestamp support
+  uint64_t value = 0;                       // 0 = never recorded
+};
+
+namespace hwinfer::vulkan {
+
+// Sends one printf-style message to the host's log callback, if there is one. Never prints.
+void log_message(const hwinfer_host_api* host, uint32_t level, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+template <typename Body>
+hwinfer_error* guarded(const char* what, Body&& body) noexcept {
+  return backend::guarded(kPluginName, what, std::forward<Body>(body));
+}
+
+inline hwinfer_error* require_non_null(const void* pointer, const char* what) {
+  return backend::require_non_null(kPluginName, pointer, what);
+}
+
+inline hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset,
+                                         uint64_t size, const char* what) {
+  return backend::check_byte_range(kPluginName, buffer->size_bytes, offset, size, what);
+}
+
+// INTERNAL (or OUT_OF_MEMORY for the two out-of-memory results) "vulkan <what>: <call> failed:
+// <VkResult>".
+hwinfer_error* vk_error(VkResult result, const char* what, const char* call);
+
+// plugin_entry.cpp
+hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,
+                           size_t n_options, hwinfer_plugin** out);
+void plugin_destroy(hwinfer_plugin* plugin);
+
+// device.cpp
+// Fills plugin->devices from the instance (logging why a device is left out).
+void enumerate_devices(hwinfer_plugin* plugin);
+hwinfer_error* device_count(hwinfer_plugin* plugin, uint32_t* out_count);
+hwinfer_error* device_get_info(hwinfer_plugin* plugin, uint32_t ordinal, hwinfer_device_info* out);
+hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinfer_option* options,
+                           size_t n_options, hwinfer_device** out);
+void device_close(hwinfer_device* device);
+
+// memory.cpp
+// Allocates without the ABI checks (staging and scratch buffers of the plugin itself too).
+hwinfer_error* allocate_buffer(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
+                               hwinfer_buffer** out);
+void release_buffer(hwinfer_buffer* buffer);
+// Frees every block of |device| (device_close, after every buffer is gone).
+void release_memory_pools(hwinfer_device* device);
+hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
+                            hwinfer_buffer** out);
+void buffer_free(hwinfer_buffer* buffer);
+hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
+
+// stream.cpp
+// Blocks until |semaphore| reaches |value|; a failed wait (device lost) is an error naming |what|.
+hwinfer_error* wait_timeline(hwinfer_device* device, VkSemaphore semaphore, uint64_t value,
+                             const char* what);
+hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out);
+void stream_destroy(hwinfer_stream* stream);
+hwinfer_error* stream_synchronize(hwinfer_stream* stream);
+hwinfer_error* copy_h2d(hwinfer_stream* stream, const void* src, hwinfer_buffer* dst,
+                        uint64_t dst_offset, uint64_t size_bytes);
+hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset, void* dst,
+                        uint64_t size_bytes);
+hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
+                        hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes);
+
+// event.cpp
+hwinfer_error* event_create(hwinfer_device* device, hwinfer_event** out);
+void event_destroy(hwinfer_event* event);
+hwinfer_error* event_record(hwinfer_event* event, hwinfer_stream* stream);
+hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event);
+hwinfer_error* event_synchronize(hwinfer_event* event);
+hwinfer_error* event_query(hwinfer_event* event, uint32_t* out_complete);
+hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end, uint64_t* out_elapsed_ns);
+
+// kernels.cpp
+hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
+                            hwinfer_kernel_support* out);
+const hwinfer_kernel_table* kernel_table();
+
+}  // namespace hwinfer::vulkan
+
+#endif  // HWINFER_BACKENDS_VULKAN_VK_INTERNAL_H_
