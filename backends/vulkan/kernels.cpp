@@ -3,15 +3,22 @@
 // byte-exact edge copies), rms_norm (F32, optional fused residual) and silu_mul (F32). Every other
 // kernel kind answers UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
 //
-// Each kernel has one check_* shared by kernel_query (views may lack buffers) and the enqueue slot
-// (buffers required), with the CPU backend's INVALID_ARGUMENT cases, so the two never disagree.
-// Shaders follow dispatch.h's convention. Must not read buffer contents on the host.
+// Descriptors are validated by the checks every backend shares (backends/common/kernel_checks.h),
+// from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
+// backend rejects exactly what the CPU backend rejects; vulkan_limits() adds what this backend
+// cannot run yet (F16 operands, negative strides, unaligned F32 offsets, unimplemented kinds) as
+// UNSUPPORTED with the reason. Shaders follow dispatch.h's convention. Must not read buffer
+// contents on the host.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 
+#include "common/dtype_info.h"
+#include "common/kernel_checks.h"
+#include "common/kernel_query.h"
+#include "common/view_checks.h"
+#include "common/view_extent.h"
 #include "dispatch.h"
-#include "view_checks.h"
 #include "vk_internal.h"
 
 namespace hwinfer::vulkan {
@@ -27,47 +34,77 @@ constexpr uint64_t kWorkgroupSize = 256;  // HWINFER_WORKGROUP_SIZE of shaders/c
 
 uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-// ---- shared checks -----------------------------------------------------------------------------
+// ---- checks ------------------------------------------------------------------------------------
 
-ViewExpectation expect_matrix(const char* kernel, const char* operand, uint32_t dtype, int64_t rows,
-                              int64_t cols, bool is_output) {
-  ViewExpectation e;
-  e.kernel = kernel;
-  e.operand = operand;
-  e.dtype = dtype;
-  e.rank = 2;
-  e.shape[0] = rows;
-  e.shape[1] = cols;
-  e.shape_names = "[n_tokens, dim]";
-  e.contiguous = true;
-  e.is_output = is_output;
-  return e;
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
+
+// What the shared checks let through but this backend does not run yet, for the kernels it has.
+hwinfer_error* require_runnable(const hwinfer_tensor_view& view, const char* kernel,
+                                const char* operand) {
+  if (view.buffer == nullptr && view.rank == 0) return nullptr;  // an absent optional operand
+  if (view.dtype != HWINFER_DTYPE_F32) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "vulkan %s: operand %s is %s; only F32 is implemented in the Vulkan "
+                              "backend yet",
+                              kernel, operand, backend::dtype_name(view.dtype).c_str());
+  }
+  if (view.offset_bytes % sizeof(float) != 0) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "vulkan %s: operand %s starts at byte offset %" PRIu64
+                              ", not a multiple of 4 (the shaders address F32 words)",
+                              kernel, operand, view.offset_bytes);
+  }
+  for (uint32_t i = 0; i < view.rank && i < HWINFER_MAX_RANK; ++i) {
+    if (view.strides_bytes[i] < 0) {
+      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                                "vulkan %s: operand %s has a negative stride (the shaders index "
+                                "with unsigned offsets)",
+                                kernel, operand);
+    }
+  }
+  return nullptr;
 }
 
-// F32 or F16 (as the CPU): a known other dtype is INVALID_ARGUMENT, an unknown one UNSUPPORTED.
-hwinfer_error* check_float_dtype(const hwinfer_tensor_view& view, const char* kernel,
-                                 const char* operand) {
-  if (view.struct_size < sizeof(hwinfer_tensor_view)) return nullptr;  // check_view reports it
-  if (view.dtype == HWINFER_DTYPE_F32 || view.dtype == HWINFER_DTYPE_F16) return nullptr;
-  const uint32_t code =
-      dtype_is_known(view.dtype) ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNSUPPORTED;
-  return hwinfer_make_error(code, "vulkan %s: operand %s has dtype %s; expected F32 or F16", kernel,
-                            operand, dtype_name(view.dtype).c_str());
+// The shared checks' per-plugin hook (check_context.h).
+hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const void* desc) {
+  switch (kind) {
+    case HWINFER_KERNEL_RMS_NORM: {
+      const auto& d = *static_cast<const hwinfer_rms_norm_desc*>(desc);
+      VK_RETURN_IF_ERROR(require_runnable(d.x, "rms_norm", "x"));
+      VK_RETURN_IF_ERROR(require_runnable(d.out, "rms_norm", "out"));
+      return require_runnable(d.residual, "rms_norm", "residual");
+    }
+    case HWINFER_KERNEL_SILU_MUL: {
+      const auto& d = *static_cast<const hwinfer_silu_mul_desc*>(desc);
+      VK_RETURN_IF_ERROR(require_runnable(d.gate, "silu_mul", "gate"));
+      VK_RETURN_IF_ERROR(require_runnable(d.up, "silu_mul", "up"));
+      return require_runnable(d.out, "silu_mul", "out");
+    }
+    case HWINFER_KERNEL_BANDWIDTH_PROBE:
+      return nullptr;
+    default:
+      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                                "%s is not implemented in the Vulkan backend yet",
+                                hwinfer_kernel_kind_name(kind));
+  }
 }
 
-// Well-formed F16 operands are valid ABI requests this step does not run yet.
-hwinfer_error* require_f32(const hwinfer_tensor_view& view, const char* kernel,
-                           const char* operand) {
-  if (view.dtype == HWINFER_DTYPE_F32) return nullptr;
-  return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                            "vulkan %s: operand %s is %s; only F32 is implemented in the Vulkan "
-                            "backend yet",
-                            kernel, operand, dtype_name(view.dtype).c_str());
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers) {
+  static const backend::BufferInfoFn kBuffers = {
+      [](const hwinfer_buffer* buffer) -> uint64_t { return buffer->size_bytes; },
+      [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
+      // Device memory has no host address the checks may use (alignment is vulkan_limits').
+      [](const hwinfer_buffer*) -> uintptr_t { return 0; }};
+  return {kPluginName, &kBuffers, device, require_buffers, &vulkan_limits};
 }
 
-hwinfer_error* overlap_error(const char* kernel, const char* a, const char* b) {
-  return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                            "vulkan %s: operands %s and %s overlap in memory", kernel, a, b);
+// Bytes from view.offset_bytes to one past the last addressed byte (non-negative strides).
+uint64_t view_extent_bytes(const hwinfer_tensor_view& view) {
+  int64_t lowest = 0;
+  int64_t end = 0;
+  const uint64_t element_bytes = std::max<uint64_t>(1, backend::dtype_element_bytes(view.dtype));
+  if (!backend::view_byte_extent(view, element_bytes, &lowest, &end)) return UINT64_MAX;
+  return end > 0 ? static_cast<uint64_t>(end) : 0;
 }
 
 Operand operand_of(const hwinfer_tensor_view& view) {
@@ -86,61 +123,6 @@ uint32_t f32_row_stride(const hwinfer_tensor_view& view) {
 // ---- RMSNorm -----------------------------------------------------------------------------------
 //   x, out, residual: [n_tokens, dim] F32 | F16 (F32 only implemented);  weight: [dim] F32
 
-hwinfer_error* check_rms_norm(const hwinfer_device* device, const hwinfer_rms_norm_desc& d,
-                              bool require_buffers) {
-  constexpr const char* kName = "rms_norm";
-  VK_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
-  if (d.n_tokens <= 0 || d.dim <= 0) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "vulkan rms_norm: n_tokens and dim must be > 0; got n_tokens=%" PRId64
-                              " dim=%" PRId64,
-                              d.n_tokens, d.dim);
-  }
-  if (!(d.eps >= 0.0f) || !std::isfinite(d.eps)) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "vulkan rms_norm: eps must be finite and >= 0; got %g",
-                              static_cast<double>(d.eps));
-  }
-  const bool has_residual = d.residual.buffer != nullptr;
-  VK_RETURN_IF_ERROR(check_float_dtype(d.x, kName, "x"));
-  VK_RETURN_IF_ERROR(check_float_dtype(d.out, kName, "out"));
-  if (has_residual) VK_RETURN_IF_ERROR(check_float_dtype(d.residual, kName, "residual"));
-  VK_RETURN_IF_ERROR(check_view(d.x, expect_matrix(kName, "x", d.x.dtype, d.n_tokens, d.dim, false),
-                                device, require_buffers));
-  ViewExpectation weight;
-  weight.kernel = kName;
-  weight.operand = "weight";
-  weight.dtype = HWINFER_DTYPE_F32;
-  weight.rank = 1;
-  weight.shape[0] = d.dim;
-  weight.shape_names = "[dim]";
-  weight.contiguous = true;
-  VK_RETURN_IF_ERROR(check_view(d.weight, weight, device, require_buffers));
-  VK_RETURN_IF_ERROR(check_view(d.out,
-                                expect_matrix(kName, "out", d.out.dtype, d.n_tokens, d.dim, true),
-                                device, require_buffers));
-  if (has_residual) {
-    VK_RETURN_IF_ERROR(check_view(
-        d.residual, expect_matrix(kName, "residual", d.residual.dtype, d.n_tokens, d.dim, true),
-        device, true));
-  }
-  if (views_overlap(d.out, d.x)) return overlap_error(kName, "out", "x");
-  if (views_overlap(d.out, d.weight)) return overlap_error(kName, "out", "weight");
-  if (has_residual) {
-    if (views_overlap(d.out, d.residual)) return overlap_error(kName, "out", "residual");
-    if (views_overlap(d.residual, d.x)) return overlap_error(kName, "residual", "x");
-    if (views_overlap(d.residual, d.weight)) return overlap_error(kName, "residual", "weight");
-  }
-  // Well-formed; what this backend cannot run yet:
-  VK_RETURN_IF_ERROR(require_f32(d.x, kName, "x"));
-  VK_RETURN_IF_ERROR(require_f32(d.out, kName, "out"));
-  if (has_residual) VK_RETURN_IF_ERROR(require_f32(d.residual, kName, "residual"));
-  VK_RETURN_IF_ERROR(check_non_negative_strides(d.x, kName, "x"));
-  VK_RETURN_IF_ERROR(check_non_negative_strides(d.out, kName, "out"));
-  if (has_residual) VK_RETURN_IF_ERROR(check_non_negative_strides(d.residual, kName, "residual"));
-  return nullptr;
-}
-
 struct RmsNormPush {
   uint32_t n_tokens, dim;
   uint32_t x_offset, x_row_stride;
@@ -156,7 +138,7 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
     VK_RETURN_IF_ERROR(require_non_null(stream, "rms_norm: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "rms_norm: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(check_rms_norm(device, *desc, true));
+    VK_RETURN_IF_ERROR(backend::check_rms_norm(check_context(device, true), *desc));
     const bool has_residual = desc->residual.buffer != nullptr;
     // Without a residual, binding 1 aliases x (never touched: has_residual = 0).
     const hwinfer_tensor_view& residual = has_residual ? desc->residual : desc->x;
@@ -186,39 +168,6 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
 // ---- SiLU-mul ----------------------------------------------------------------------------------
 //   gate, up, out: [n_tokens, dim] F32 | F16 (F32 only implemented)
 
-hwinfer_error* check_silu_mul(const hwinfer_device* device, const hwinfer_silu_mul_desc& d,
-                              bool require_buffers) {
-  constexpr const char* kName = "silu_mul";
-  VK_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
-  if (d.n_tokens <= 0 || d.dim <= 0) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "vulkan silu_mul: n_tokens and dim must be > 0; got n_tokens=%" PRId64
-                              " dim=%" PRId64,
-                              d.n_tokens, d.dim);
-  }
-  VK_RETURN_IF_ERROR(check_float_dtype(d.gate, kName, "gate"));
-  VK_RETURN_IF_ERROR(check_float_dtype(d.up, kName, "up"));
-  VK_RETURN_IF_ERROR(check_float_dtype(d.out, kName, "out"));
-  VK_RETURN_IF_ERROR(
-      check_view(d.gate, expect_matrix(kName, "gate", d.gate.dtype, d.n_tokens, d.dim, false),
-                 device, require_buffers));
-  VK_RETURN_IF_ERROR(check_view(d.up,
-                                expect_matrix(kName, "up", d.up.dtype, d.n_tokens, d.dim, false),
-                                device, require_buffers));
-  VK_RETURN_IF_ERROR(check_view(d.out,
-                                expect_matrix(kName, "out", d.out.dtype, d.n_tokens, d.dim, true),
-                                device, require_buffers));
-  if (views_overlap(d.out, d.gate)) return overlap_error(kName, "out", "gate");
-  if (views_overlap(d.out, d.up)) return overlap_error(kName, "out", "up");
-  VK_RETURN_IF_ERROR(require_f32(d.gate, kName, "gate"));
-  VK_RETURN_IF_ERROR(require_f32(d.up, kName, "up"));
-  VK_RETURN_IF_ERROR(require_f32(d.out, kName, "out"));
-  VK_RETURN_IF_ERROR(check_non_negative_strides(d.gate, kName, "gate"));
-  VK_RETURN_IF_ERROR(check_non_negative_strides(d.up, kName, "up"));
-  VK_RETURN_IF_ERROR(check_non_negative_strides(d.out, kName, "out"));
-  return nullptr;
-}
-
 struct SiluMulPush {
   uint32_t n_tokens, dim;
   uint32_t gate_offset, gate_row_stride;
@@ -231,7 +180,7 @@ hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_d
     VK_RETURN_IF_ERROR(require_non_null(stream, "silu_mul: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "silu_mul: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(check_silu_mul(device, *desc, true));
+    VK_RETURN_IF_ERROR(backend::check_silu_mul(check_context(device, true), *desc));
     SiluMulPush push{};
     push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
     push.dim = static_cast<uint32_t>(desc->dim);
@@ -257,57 +206,6 @@ hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_d
 //   (READ). Operands a mode does not use are ignored. All used views must be contiguous.
 
 constexpr int64_t kSinkMinBytes = 64;
-
-hwinfer_error* check_bandwidth_probe(const hwinfer_device* device,
-                                     const hwinfer_bandwidth_probe_desc& d, bool require_buffers) {
-  constexpr const char* kName = "bandwidth_probe";
-  VK_RETURN_IF_ERROR(check_desc_size(d.struct_size, sizeof(d), kName));
-  if (d.mode != HWINFER_PROBE_READ && d.mode != HWINFER_PROBE_COPY &&
-      d.mode != HWINFER_PROBE_WRITE) {
-    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                              "vulkan bandwidth_probe: unknown mode %" PRIu32
-                              " (the vulkan backend has READ=0, COPY=1, WRITE=2)",
-                              d.mode);
-  }
-  if (d.size_bytes == 0 || d.size_bytes > static_cast<uint64_t>(INT64_MAX)) {
-    return hwinfer_make_error(
-        HWINFER_STATUS_INVALID_ARGUMENT,
-        "vulkan bandwidth_probe: size_bytes must be in [1, 2^63); got %" PRIu64, d.size_bytes);
-  }
-  const auto size = static_cast<int64_t>(d.size_bytes);
-  auto expect_bytes = [&](const char* operand, const char* names, int64_t length, bool output) {
-    ViewExpectation e;
-    e.kernel = kName;
-    e.operand = operand;
-    e.dtype = HWINFER_DTYPE_I8;
-    e.rank = 1;
-    e.shape[0] = length;
-    e.shape_names = names;
-    e.contiguous = true;
-    e.is_output = output;
-    return e;
-  };
-  if (d.mode != HWINFER_PROBE_WRITE) {
-    VK_RETURN_IF_ERROR(check_view(d.src, expect_bytes("src", "[size_bytes]", size, false), device,
-                                  require_buffers));
-  }
-  if (d.mode != HWINFER_PROBE_READ) {
-    VK_RETURN_IF_ERROR(check_view(d.dst, expect_bytes("dst", "[size_bytes]", size, true), device,
-                                  require_buffers));
-  }
-  if (d.mode == HWINFER_PROBE_READ) {
-    const int64_t sink_bytes =
-        d.sink.struct_size >= sizeof(hwinfer_tensor_view) && d.sink.rank == 1 ? d.sink.shape[0] : 0;
-    VK_RETURN_IF_ERROR(check_view(
-        d.sink, expect_bytes("sink", "[>= 64]", std::max(sink_bytes, kSinkMinBytes), true), device,
-        require_buffers));
-  }
-  if (d.mode == HWINFER_PROBE_COPY && views_overlap(d.src, d.dst)) {
-    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "vulkan bandwidth_probe: COPY src and dst overlap in memory");
-  }
-  return nullptr;
-}
 
 struct ProbeReadPush {
   uint32_t first_word;
@@ -389,7 +287,8 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
   return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
     VK_RETURN_IF_ERROR(require_non_null(stream, "bandwidth_probe: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "bandwidth_probe: desc"));
-    VK_RETURN_IF_ERROR(check_bandwidth_probe(stream->device, *desc, true));
+    VK_RETURN_IF_ERROR(
+        backend::check_bandwidth_probe(check_context(stream->device, true), *desc));
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("bandwidth_probe"));
     switch (desc->mode) {
@@ -408,26 +307,6 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
 }
 
 // ---- kernel_query ------------------------------------------------------------------------------
-
-// Turns a check result into a kernel_query answer: UNSUPPORTED becomes supported = 0 with the
-// error's message as the reason; other errors are returned as they are.
-hwinfer_error* answer(hwinfer_error* check, hwinfer_kernel_support* out) {
-  if (check == nullptr) {
-    hwinfer_set_support(out, HWINFER_KERNEL_SUPPORTED, "%s", "");
-    return nullptr;
-  }
-  if (check->code != HWINFER_STATUS_UNSUPPORTED) return check;
-  hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED, "%s", check->message);
-  check->destroy(check);
-  return nullptr;
-}
-
-template <typename Desc, typename Check>
-hwinfer_error* query_with(hwinfer_device* device, const hwinfer_kernel_desc* desc, const char* name,
-                          Check check, hwinfer_kernel_support* out) {
-  VK_RETURN_IF_ERROR(check_desc_size(desc->struct_size, sizeof(Desc), name));
-  return answer(check(device, *reinterpret_cast<const Desc*>(desc), false), out);
-}
 
 const hwinfer_kernel_table kKernelTable = {
     .struct_size = sizeof(hwinfer_kernel_table),
@@ -450,30 +329,7 @@ hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* d
                             hwinfer_kernel_support* out) {
   return guarded("kernel_query", [&]() -> hwinfer_error* {
     VK_RETURN_IF_ERROR(require_non_null(device, "kernel_query: device"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "kernel_query: desc"));
-    VK_RETURN_IF_ERROR(require_non_null(out, "kernel_query: out"));
-    VK_RETURN_IF_ERROR(
-        check_desc_size(desc->struct_size, sizeof(hwinfer_kernel_desc), "kernel_query"));
-    switch (desc->kind) {
-      case HWINFER_KERNEL_RMS_NORM:
-        return query_with<hwinfer_rms_norm_desc>(device, desc, "rms_norm", check_rms_norm, out);
-      case HWINFER_KERNEL_SILU_MUL:
-        return query_with<hwinfer_silu_mul_desc>(device, desc, "silu_mul", check_silu_mul, out);
-      case HWINFER_KERNEL_BANDWIDTH_PROBE:
-        return query_with<hwinfer_bandwidth_probe_desc>(device, desc, "bandwidth_probe",
-                                                        check_bandwidth_probe, out);
-      default:
-        break;
-    }
-    if (const char* name = hwinfer_kernel_kind_name(desc->kind)) {
-      hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED,
-                          "%s is not implemented in the Vulkan backend yet", name);
-    } else {
-      hwinfer_set_support(out, HWINFER_KERNEL_UNSUPPORTED,
-                          "unknown kernel kind %" PRIu32 " (newer than this vulkan plugin)",
-                          desc->kind);
-    }
-    return nullptr;
+    return backend::answer_kernel_query(check_context(device, false), desc, out);
   });
 }
 
