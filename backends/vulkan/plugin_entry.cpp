@@ -96,7 +96,9 @@ void open_instance(hwinfer_plugin* plugin) {
   VkInstanceCreateInfo create{};
   create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   create.pApplicationInfo = &app;
+  const std::vector<std::string> before = loaded_libraries();
   const VkResult result = plugin->vk.vkCreateInstance(&create, nullptr, &plugin->instance);
+  pin_libraries_loaded_since(before);
   if (result != VK_SUCCESS) {
     plugin->instance = VK_NULL_HANDLE;
     plugin->unavailable_reason = "vkCreateInstance failed: " + result_name(result);

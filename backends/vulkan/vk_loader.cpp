@@ -2,7 +2,9 @@
 #include "vk_loader.h"
 
 #include <dlfcn.h>
+#include <link.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace hwinfer::vulkan {
@@ -13,7 +15,7 @@ std::string loader_file() {
 }
 
 bool open_loader(const std::string& file, InstanceFunctions* out, std::string* why) {
-  void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* library = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
   if (library == nullptr) {
     const char* error = dlerror();
     *why = "cannot load the Vulkan loader '" + file + "': " + (error != nullptr ? error : "?");
@@ -107,6 +109,29 @@ std::string result_name(VkResult result) {
 #undef HWINFER_VK_RESULT
     default:
       return "VkResult " + std::to_string(static_cast<int>(result));
+  }
+}
+
+std::vector<std::string> loaded_libraries() {
+  std::vector<std::string> names;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] != '\0') {
+          static_cast<std::vector<std::string>*>(data)->push_back(info->dlpi_name);
+        }
+        return 0;
+      },
+      &names);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+void pin_libraries_loaded_since(const std::vector<std::string>& before) {
+  for (const std::string& name : loaded_libraries()) {
+    if (std::binary_search(before.begin(), before.end(), name)) continue;
+    if (void* handle = dlopen(name.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
+      dlclose(handle);  // drops the reference just taken; NODELETE stays
+    }
   }
 }
 

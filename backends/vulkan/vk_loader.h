@@ -10,6 +10,7 @@
 #include <vulkan/vulkan_core.h>
 
 #include <string>
+#include <vector>
 
 namespace hwinfer::vulkan {
 
@@ -106,6 +107,15 @@ bool load_device_functions(const InstanceFunctions& instance, VkDevice device, D
 
 // dlclose()s the loader (no-op when not open).
 void close_loader(InstanceFunctions* table);
+
+// The shared libraries mapped in the process now (their paths), for pin_libraries_loaded_since.
+std::vector<std::string> loaded_libraries();
+// Marks every library mapped now but not in |before| (the ICDs and their dependencies that
+// vkCreateInstance brought in) as never to be unloaded (RTLD_NOLOAD | RTLD_NODELETE). Drivers
+// are commonly not safe to unload (threads, atexit handlers; Mesa's lavapipe keeps global state),
+// and a leak checker can only attribute allocations to a library that is still mapped. The loader
+// itself is opened with RTLD_NODELETE for the same reason.
+void pin_libraries_loaded_since(const std::vector<std::string>& before);
 
 // "VK_ERROR_OUT_OF_DEVICE_MEMORY", ... or "VkResult <n>".
 std::string result_name(VkResult result);
