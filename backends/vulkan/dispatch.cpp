@@ -22,10 +22,16 @@ ShaderInfo shader_info(ShaderId id) {
   switch (id) {
     case ShaderId::kProbeRead:
       return {shaders::k_probe_read_spv, shaders::k_probe_read_spv_words, 2};
-    case ShaderId::kRmsNormF32:
-      return {shaders::k_rms_norm_f32_spv, shaders::k_rms_norm_f32_spv_words, 4};
-    case ShaderId::kSiluMulF32:
-      return {shaders::k_silu_mul_f32_spv, shaders::k_silu_mul_f32_spv_words, 3};
+    case ShaderId::kRmsNorm:
+      return {shaders::k_rms_norm_spv, shaders::k_rms_norm_spv_words, 4};
+    case ShaderId::kSiluMul:
+      return {shaders::k_silu_mul_spv, shaders::k_silu_mul_spv_words, 3};
+    case ShaderId::kEmbedding:
+      return {shaders::k_embedding_spv, shaders::k_embedding_spv_words, 4};
+    case ShaderId::kRope:
+      return {shaders::k_rope_spv, shaders::k_rope_spv_words, 4};
+    case ShaderId::kGemm:
+      return {shaders::k_gemm_spv, shaders::k_gemm_spv_words, 3};
   }
   return {nullptr, 0, 0};
 }
@@ -145,6 +151,7 @@ void release_submission(hwinfer_stream* stream, Submission& submission) {
     device->fn.vkDestroyDescriptorPool(device->device, pool, nullptr);
   }
   submission.descriptor_pools.clear();
+  submission.error_words.clear();  // their buffers are transients
   for (hwinfer_buffer* buffer : submission.transients) release_buffer(buffer);
   submission.transients.clear();
 }
@@ -187,6 +194,20 @@ hwinfer_error* Recording::transient(uint64_t size_bytes, uint32_t memory_kind,
     return error;
   }
   submission_.transients.push_back(*out);
+  return nullptr;
+}
+
+hwinfer_error* Recording::error_word(const char* message, Operand* out) {
+  hwinfer_buffer* word = nullptr;
+  if (hwinfer_error* error = transient(4, HWINFER_MEMORY_HOST_VISIBLE, &word)) return error;
+  if (word->mapped == nullptr) {
+    return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
+                              "vulkan %s: the host-visible error word is not mapped", what_);
+  }
+  fn().vkCmdFillBuffer(submission_.command_buffer, word->buffer, 0, 4, 0);
+  barrier();
+  submission_.error_words.emplace_back(word, message);
+  *out = Operand{word, 0, 4};
   return nullptr;
 }
 

@@ -33,8 +33,11 @@ namespace hwinfer::vulkan {
 // The embedded shaders (shaders/*.comp).
 enum class ShaderId : uint32_t {
   kProbeRead = 0,
-  kRmsNormF32 = 1,
-  kSiluMulF32 = 2,
+  kRmsNorm = 1,
+  kSiluMul = 2,
+  kEmbedding = 3,
+  kRope = 4,
+  kGemm = 5,
 };
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from
@@ -67,6 +70,10 @@ class Recording {
   void barrier();
   // A plugin-owned buffer that lives until this work has run (staging, scratch).
   hwinfer_error* transient(uint64_t size_bytes, uint32_t memory_kind, hwinfer_buffer** out);
+  // A zeroed host-visible 4-byte word (barrier included) a shader sets non-zero when it finds bad
+  // data; when this work retires a non-zero word becomes INVALID_ARGUMENT |message| (a string
+  // literal) returned by the stream's next synchronize.
+  hwinfer_error* error_word(const char* message, Operand* out);
   // Binds |shader| with |operands| (in binding order) and |push| constants, and dispatches
   // |groups_x| x |groups_y| workgroups (each capped at the device's limit).
   hwinfer_error* dispatch(ShaderId shader, std::initializer_list<Operand> operands,

@@ -1,12 +1,13 @@
 // kernels.cpp — the Vulkan backend's kernel table and kernel_query. Implemented in this step: the
 // bandwidth probe (READ by a shader, COPY by vkCmdCopyBuffer, WRITE by vkCmdFillBuffer plus
-// byte-exact edge copies), rms_norm (F32, optional fused residual) and silu_mul (F32). Every other
-// kernel kind answers UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
+// byte-exact edge copies), rms_norm (F32/F16, optional fused residual) and silu_mul (F32/F16);
+// embedding and rope are in kernels_token.cpp, gemm in kernels_gemm.cpp. Every other kernel kind
+// answers UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
 //
 // Descriptors are validated by the checks every backend shares (backends/common/kernel_checks.h),
 // from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
 // backend rejects exactly what the CPU backend rejects; vulkan_limits() adds what this backend
-// cannot run yet (F16 operands, negative strides, unaligned F32 offsets, unimplemented kinds) as
+// cannot run yet (dtypes not done, negative strides, unaligned offsets, unimplemented kinds) as
 // UNSUPPORTED with the reason. Shaders follow dispatch.h's convention. Must not read buffer
 // contents on the host.
 #include <algorithm>
@@ -19,50 +20,36 @@
 #include "common/view_checks.h"
 #include "common/view_extent.h"
 #include "dispatch.h"
+#include "kernel_util.h"
 #include "vk_internal.h"
 
 namespace hwinfer::vulkan {
 
 namespace {
 
-#define VK_RETURN_IF_ERROR(expr)                             \
-  do {                                                       \
-    if (hwinfer_error* vk_error_ = (expr)) return vk_error_; \
-  } while (0)
-
-constexpr uint64_t kWorkgroupSize = 256;  // HWINFER_WORKGROUP_SIZE of shaders/common.glsl
-
-uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
-
 // ---- checks ------------------------------------------------------------------------------------
 
-backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
-
-// What the shared checks let through but this backend does not run yet, for the kernels it has.
+// What the shared checks let through but this backend does not run yet, for the kernels it has:
+// dtypes outside |allowed| (F32 and, for the row kernels, F16), offsets not a multiple of the
+// element size (the shaders address elements of 32-bit words), negative strides.
 hwinfer_error* require_runnable(const hwinfer_tensor_view& view, const char* kernel,
-                                const char* operand) {
+                                const char* operand, bool allow_f16 = false) {
   if (view.buffer == nullptr && view.rank == 0) return nullptr;  // an absent optional operand
-  if (view.dtype != HWINFER_DTYPE_F32) {
+  if (view.dtype != HWINFER_DTYPE_F32 && !(allow_f16 && view.dtype == HWINFER_DTYPE_F16)) {
     return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                              "vulkan %s: operand %s is %s; only F32 is implemented in the Vulkan "
+                              "vulkan %s: operand %s is %s; only %s implemented in the Vulkan "
                               "backend yet",
-                              kernel, operand, backend::dtype_name(view.dtype).c_str());
+                              kernel, operand, backend::dtype_name(view.dtype).c_str(),
+                              allow_f16 ? "F32 and F16 are" : "F32 is");
   }
-  if (view.offset_bytes % sizeof(float) != 0) {
+  const uint64_t element_bytes = backend::dtype_element_bytes(view.dtype);
+  if (element_bytes == 0 || view.offset_bytes % element_bytes != 0) {
     return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
                               "vulkan %s: operand %s starts at byte offset %" PRIu64
-                              ", not a multiple of 4 (the shaders address F32 words)",
+                              ", not a multiple of its element size",
                               kernel, operand, view.offset_bytes);
   }
-  for (uint32_t i = 0; i < view.rank && i < HWINFER_MAX_RANK; ++i) {
-    if (view.strides_bytes[i] < 0) {
-      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                                "vulkan %s: operand %s has a negative stride (the shaders index "
-                                "with unsigned offsets)",
-                                kernel, operand);
-    }
-  }
-  return nullptr;
+  return require_non_negative_strides(view, kernel, operand);
 }
 
 // The shared checks' per-plugin hook (check_context.h).
@@ -70,16 +57,23 @@ hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const 
   switch (kind) {
     case HWINFER_KERNEL_RMS_NORM: {
       const auto& d = *static_cast<const hwinfer_rms_norm_desc*>(desc);
-      VK_RETURN_IF_ERROR(require_runnable(d.x, "rms_norm", "x"));
-      VK_RETURN_IF_ERROR(require_runnable(d.out, "rms_norm", "out"));
-      return require_runnable(d.residual, "rms_norm", "residual");
+      VK_RETURN_IF_ERROR(require_runnable(d.x, "rms_norm", "x", true));
+      VK_RETURN_IF_ERROR(require_runnable(d.weight, "rms_norm", "weight"));
+      VK_RETURN_IF_ERROR(require_runnable(d.out, "rms_norm", "out", true));
+      return require_runnable(d.residual, "rms_norm", "residual", true);
     }
     case HWINFER_KERNEL_SILU_MUL: {
       const auto& d = *static_cast<const hwinfer_silu_mul_desc*>(desc);
-      VK_RETURN_IF_ERROR(require_runnable(d.gate, "silu_mul", "gate"));
-      VK_RETURN_IF_ERROR(require_runnable(d.up, "silu_mul", "up"));
-      return require_runnable(d.out, "silu_mul", "out");
+      VK_RETURN_IF_ERROR(require_runnable(d.gate, "silu_mul", "gate", true));
+      VK_RETURN_IF_ERROR(require_runnable(d.up, "silu_mul", "up", true));
+      return require_runnable(d.out, "silu_mul", "out", true);
     }
+    case HWINFER_KERNEL_GEMM:
+      return gemm_limits(*static_cast<const hwinfer_gemm_desc*>(desc));
+    case HWINFER_KERNEL_ROPE:
+      return rope_limits(*static_cast<const hwinfer_rope_desc*>(desc));
+    case HWINFER_KERNEL_EMBEDDING:
+      return embedding_limits(*static_cast<const hwinfer_embedding_desc*>(desc));
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
     default:
@@ -89,39 +83,14 @@ hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const 
   }
 }
 
-backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers) {
-  static const backend::BufferInfoFn kBuffers = {
-      [](const hwinfer_buffer* buffer) -> uint64_t { return buffer->size_bytes; },
-      [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
-      // Device memory has no host address the checks may use (alignment is vulkan_limits').
-      [](const hwinfer_buffer*) -> uintptr_t { return 0; }};
-  return {kPluginName, &kBuffers, device, require_buffers, &vulkan_limits};
-}
+uint32_t element_row_stride(const hwinfer_tensor_view& view) { return element_stride(view, 0); }
 
-// Bytes from view.offset_bytes to one past the last addressed byte (non-negative strides).
-uint64_t view_extent_bytes(const hwinfer_tensor_view& view) {
-  int64_t lowest = 0;
-  int64_t end = 0;
-  const uint64_t element_bytes = std::max<uint64_t>(1, backend::dtype_element_bytes(view.dtype));
-  if (!backend::view_byte_extent(view, element_bytes, &lowest, &end)) return UINT64_MAX;
-  return end > 0 ? static_cast<uint64_t>(end) : 0;
-}
-
-Operand operand_of(const hwinfer_tensor_view& view) {
-  return {view.buffer, view.offset_bytes, view_extent_bytes(view)};
-}
-
-// The element offset (dispatch convention) of an F32 view.
-uint32_t f32_remainder(const hwinfer_device* device, const hwinfer_tensor_view& view) {
-  return static_cast<uint32_t>(binding_remainder(device, operand_of(view)) / sizeof(float));
-}
-
-uint32_t f32_row_stride(const hwinfer_tensor_view& view) {
-  return static_cast<uint32_t>(view.strides_bytes[0] / static_cast<int64_t>(sizeof(float)));
+uint32_t is_f16(const hwinfer_tensor_view& view) {
+  return view.dtype == HWINFER_DTYPE_F16 ? 1u : 0u;
 }
 
 // ---- RMSNorm -----------------------------------------------------------------------------------
-//   x, out, residual: [n_tokens, dim] F32 | F16 (F32 only implemented);  weight: [dim] F32
+//   x, out, residual: [n_tokens, dim] F32 | F16 each;  weight: [dim] F32
 
 struct RmsNormPush {
   uint32_t n_tokens, dim;
@@ -131,6 +100,7 @@ struct RmsNormPush {
   uint32_t out_offset, out_row_stride;
   uint32_t has_residual;
   float eps;
+  uint32_t x_f16, residual_f16, out_f16;
 };
 
 hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
@@ -145,18 +115,21 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
     RmsNormPush push{};
     push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
     push.dim = static_cast<uint32_t>(desc->dim);
-    push.x_offset = f32_remainder(device, desc->x);
-    push.x_row_stride = f32_row_stride(desc->x);
-    push.residual_offset = f32_remainder(device, residual);
-    push.residual_row_stride = f32_row_stride(residual);
-    push.weight_offset = f32_remainder(device, desc->weight);
-    push.out_offset = f32_remainder(device, desc->out);
-    push.out_row_stride = f32_row_stride(desc->out);
+    push.x_offset = element_remainder(device, desc->x);
+    push.x_row_stride = element_row_stride(desc->x);
+    push.residual_offset = element_remainder(device, residual);
+    push.residual_row_stride = element_row_stride(residual);
+    push.weight_offset = element_remainder(device, desc->weight);
+    push.out_offset = element_remainder(device, desc->out);
+    push.out_row_stride = element_row_stride(desc->out);
     push.has_residual = has_residual ? 1u : 0u;
     push.eps = desc->eps;
+    push.x_f16 = is_f16(desc->x);
+    push.residual_f16 = is_f16(residual);
+    push.out_f16 = is_f16(desc->out);
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("rms_norm"));
-    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kRmsNormF32,
+    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kRmsNorm,
                                           {operand_of(desc->x), operand_of(residual),
                                            operand_of(desc->weight), operand_of(desc->out)},
                                           &push, sizeof(push),
@@ -166,13 +139,14 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
 }
 
 // ---- SiLU-mul ----------------------------------------------------------------------------------
-//   gate, up, out: [n_tokens, dim] F32 | F16 (F32 only implemented)
+//   gate, up, out: [n_tokens, dim] F32 | F16 each
 
 struct SiluMulPush {
   uint32_t n_tokens, dim;
   uint32_t gate_offset, gate_row_stride;
   uint32_t up_offset, up_row_stride;
   uint32_t out_offset, out_row_stride;
+  uint32_t gate_f16, up_f16, out_f16;
 };
 
 hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
@@ -184,18 +158,20 @@ hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_d
     SiluMulPush push{};
     push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
     push.dim = static_cast<uint32_t>(desc->dim);
-    push.gate_offset = f32_remainder(device, desc->gate);
-    push.gate_row_stride = f32_row_stride(desc->gate);
-    push.up_offset = f32_remainder(device, desc->up);
-    push.up_row_stride = f32_row_stride(desc->up);
-    push.out_offset = f32_remainder(device, desc->out);
-    push.out_row_stride = f32_row_stride(desc->out);
+    push.gate_offset = element_remainder(device, desc->gate);
+    push.gate_row_stride = element_row_stride(desc->gate);
+    push.up_offset = element_remainder(device, desc->up);
+    push.up_row_stride = element_row_stride(desc->up);
+    push.out_offset = element_remainder(device, desc->out);
+    push.out_row_stride = element_row_stride(desc->out);
+    push.gate_f16 = is_f16(desc->gate);
+    push.up_f16 = is_f16(desc->up);
+    push.out_f16 = is_f16(desc->out);
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("silu_mul"));
     VK_RETURN_IF_ERROR(recording.dispatch(
-        ShaderId::kSiluMulF32,
-        {operand_of(desc->gate), operand_of(desc->up), operand_of(desc->out)}, &push, sizeof(push),
-        div_up(static_cast<uint64_t>(desc->dim), kWorkgroupSize),
+        ShaderId::kSiluMul, {operand_of(desc->gate), operand_of(desc->up), operand_of(desc->out)},
+        &push, sizeof(push), div_up(static_cast<uint64_t>(desc->dim), kWorkgroupSize),
         static_cast<uint64_t>(desc->n_tokens)));
     return recording.submit();
   });
@@ -287,8 +263,7 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
   return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
     VK_RETURN_IF_ERROR(require_non_null(stream, "bandwidth_probe: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "bandwidth_probe: desc"));
-    VK_RETURN_IF_ERROR(
-        backend::check_bandwidth_probe(check_context(stream->device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_bandwidth_probe(check_context(stream->device, true), *desc));
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("bandwidth_probe"));
     switch (desc->mode) {
@@ -311,19 +286,64 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
 const hwinfer_kernel_table kKernelTable = {
     .struct_size = sizeof(hwinfer_kernel_table),
     .reserved0 = 0,
-    .gemm = nullptr,
+    .gemm = &enqueue_gemm,
     .matmul_quantized = nullptr,
     .attention_prefill = nullptr,
     .attention_decode_paged = nullptr,
     .kv_append = nullptr,
     .rms_norm = &enqueue_rms_norm,
-    .rope = nullptr,
+    .rope = &enqueue_rope,
     .silu_mul = &enqueue_silu_mul,
-    .embedding = nullptr,
+    .embedding = &enqueue_embedding,
     .bandwidth_probe = &enqueue_bandwidth_probe,
 };
 
 }  // namespace
+
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers) {
+  static const backend::BufferInfoFn kBuffers = {
+      [](const hwinfer_buffer* buffer) -> uint64_t { return buffer->size_bytes; },
+      [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
+      // Device memory has no host address the checks may use (alignment is vulkan_limits').
+      [](const hwinfer_buffer*) -> uintptr_t { return 0; }};
+  return {kPluginName, &kBuffers, device, require_buffers, &vulkan_limits};
+}
+
+uint64_t view_extent_bytes(const hwinfer_tensor_view& view) {
+  int64_t lowest = 0;
+  int64_t end = 0;
+  const uint64_t element_bytes = std::max<uint64_t>(1, backend::dtype_element_bytes(view.dtype));
+  if (!backend::view_byte_extent(view, element_bytes, &lowest, &end)) return UINT64_MAX;
+  return end > 0 ? static_cast<uint64_t>(end) : 0;
+}
+
+Operand operand_of(const hwinfer_tensor_view& view) {
+  return {view.buffer, view.offset_bytes, view_extent_bytes(view)};
+}
+
+uint32_t element_remainder(const hwinfer_device* device, const hwinfer_tensor_view& view) {
+  const uint64_t element_bytes = std::max<uint64_t>(1, backend::dtype_element_bytes(view.dtype));
+  return static_cast<uint32_t>(binding_remainder(device, operand_of(view)) / element_bytes);
+}
+
+uint32_t element_stride(const hwinfer_tensor_view& view, uint32_t dim) {
+  const auto element_bytes =
+      static_cast<int64_t>(std::max<uint64_t>(1, backend::dtype_element_bytes(view.dtype)));
+  return static_cast<uint32_t>(view.strides_bytes[dim] / element_bytes);
+}
+
+hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, const char* kernel,
+                                            const char* operand) {
+  for (uint32_t i = 0; i < view.rank && i < HWINFER_MAX_RANK; ++i) {
+    if (view.strides_bytes[i] < 0) {
+      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                                "vulkan %s: operand %s has a negative stride (the shaders index "
+                                "with unsigned offsets)",
+                                kernel, operand);
+    }
+  }
+  return nullptr;
+}
 
 hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
                             hwinfer_kernel_support* out) {

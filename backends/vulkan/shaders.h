@@ -11,10 +11,16 @@ namespace hwinfer::vulkan::shaders {
 
 extern const uint32_t k_probe_read_spv[];
 extern const size_t k_probe_read_spv_words;
-extern const uint32_t k_rms_norm_f32_spv[];
-extern const size_t k_rms_norm_f32_spv_words;
-extern const uint32_t k_silu_mul_f32_spv[];
-extern const size_t k_silu_mul_f32_spv_words;
+extern const uint32_t k_rms_norm_spv[];
+extern const size_t k_rms_norm_spv_words;
+extern const uint32_t k_silu_mul_spv[];
+extern const size_t k_silu_mul_spv_words;
+extern const uint32_t k_embedding_spv[];
+extern const size_t k_embedding_spv_words;
+extern const uint32_t k_rope_spv[];
+extern const size_t k_rope_spv_words;
+extern const uint32_t k_gemm_spv[];
+extern const size_t k_gemm_spv_words;
 
 }  // namespace hwinfer::vulkan::shaders
 

@@ -22,7 +22,10 @@ namespace hwinfer::vulkan {
 
 namespace {
 
-// Frees every submission the GPU has passed.
+void remember(hwinfer_stream* stream, hwinfer_error* error);
+
+// Frees every submission the GPU has passed, after turning its set error words into the stream's
+// pending error (Recording::error_word).
 void retire(hwinfer_stream* stream) {
   if (stream->in_flight.empty()) return;
   uint64_t reached = 0;
@@ -30,6 +33,14 @@ void retire(hwinfer_stream* stream) {
       stream->device->device, stream->timeline->semaphore, &reached);
   if (result != VK_SUCCESS) return;
   while (!stream->in_flight.empty() && stream->in_flight.front().value <= reached) {
+    for (const auto& [word, message] : stream->in_flight.front().error_words) {
+      uint32_t value = 0;
+      std::memcpy(&value, word->mapped, sizeof(value));
+      if (value != 0) {
+        remember(stream, hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT, "%s: %s", kPluginName,
+                                            message));
+      }
+    }
     release_submission(stream, stream->in_flight.front());
     stream->in_flight.pop_front();
   }

@@ -140,6 +140,9 @@ struct Submission {
   VkCommandBuffer command_buffer = VK_NULL_HANDLE;
   std::vector<hwinfer_buffer*> transients;  // staging and scratch buffers, freed at retire
   std::vector<VkDescriptorPool> descriptor_pools;
+  // Host-visible words a shader sets non-zero on a data error found while running (an embedding
+  // id outside the vocab); checked when the submission retires, each with its error message.
+  std::vector<std::pair<hwinfer_buffer*, const char*>> error_words;
 };
 
 }  // namespace hwinfer::vulkan

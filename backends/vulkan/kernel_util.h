@@ -1,0 +1,53 @@
+// kernel_util.h — what the Vulkan kernel families share (kernels.cpp, kernels_token.cpp,
+// kernels_gemm.cpp): the
+// shared-check context with this backend's limits hook, the operand helpers of dispatch.h's
+// convention, and each family's enqueue and limits functions. Internal to the plugin.
+#ifndef HWINFER_BACKENDS_VULKAN_KERNEL_UTIL_H_
+#define HWINFER_BACKENDS_VULKAN_KERNEL_UTIL_H_
+
+#include <cstdint>
+
+#include "common/check_context.h"
+#include "dispatch.h"
+#include "vk_internal.h"
+
+#define VK_RETURN_IF_ERROR(expr)                             \
+  do {                                                       \
+    if (hwinfer_error* vk_error_ = (expr)) return vk_error_; \
+  } while (0)
+
+namespace hwinfer::vulkan {
+
+constexpr uint64_t kWorkgroupSize = 256;  // HWINFER_WORKGROUP_SIZE of shaders/common.glsl
+
+inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// The shared checks' context for |device|, with vulkan_limits as the per-plugin hook.
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
+
+// Bytes from view.offset_bytes to one past the last addressed byte (non-negative strides;
+// element-typed views only, block tables compute theirs).
+uint64_t view_extent_bytes(const hwinfer_tensor_view& view);
+Operand operand_of(const hwinfer_tensor_view& view);
+// The element offset (dispatch convention) of a view, in elements of its dtype.
+uint32_t element_remainder(const hwinfer_device* device, const hwinfer_tensor_view& view);
+// The stride of dimension |dim| of a view, in elements of its dtype.
+uint32_t element_stride(const hwinfer_tensor_view& view, uint32_t dim);
+
+// The negative-stride limit every shader has (unsigned indexing); nullptr when none is negative.
+hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, const char* kernel,
+                                            const char* operand);
+
+// kernels_gemm.cpp
+hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
+hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc);
+
+// kernels_token.cpp
+hwinfer_error* embedding_limits(const hwinfer_embedding_desc& desc);
+hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
+hwinfer_error* rope_limits(const hwinfer_rope_desc& desc);
+hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc);
+
+}  // namespace hwinfer::vulkan
+
+#endif  // HWINFER_BACKENDS_VULKAN_KERNEL_UTIL_H_
