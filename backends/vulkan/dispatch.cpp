@@ -32,6 +32,8 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_rope_spv, shaders::k_rope_spv_words, 4};
     case ShaderId::kGemm:
       return {shaders::k_gemm_spv, shaders::k_gemm_spv_words, 3};
+    case ShaderId::kKvAppend:
+      return {shaders::k_kv_append_spv, shaders::k_kv_append_spv_words, 5};
   }
   return {nullptr, 0, 0};
 }

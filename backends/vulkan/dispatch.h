@@ -38,6 +38,7 @@ enum class ShaderId : uint32_t {
   kEmbedding = 3,
   kRope = 4,
   kGemm = 5,
+  kKvAppend = 6,
 };
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from

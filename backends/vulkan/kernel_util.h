@@ -42,6 +42,10 @@ hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, con
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
 hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc);
 
+// kernels_kv.cpp
+hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& desc);
+hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc);
+
 // kernels_token.cpp
 hwinfer_error* embedding_limits(const hwinfer_embedding_desc& desc);
 hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);

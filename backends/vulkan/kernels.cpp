@@ -1,8 +1,9 @@
 // kernels.cpp — the Vulkan backend's kernel table and kernel_query. Implemented in this step: the
 // bandwidth probe (READ by a shader, COPY by vkCmdCopyBuffer, WRITE by vkCmdFillBuffer plus
 // byte-exact edge copies), rms_norm (F32/F16, optional fused residual) and silu_mul (F32/F16);
-// embedding and rope are in kernels_token.cpp, gemm in kernels_gemm.cpp. Every other kernel kind
-// answers UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
+// embedding and rope are in kernels_token.cpp, gemm in kernels_gemm.cpp, kv_append in
+// kernels_kv.cpp. Every other kernel kind (matmul_quantized and the attention
+// kernels) answers UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
 //
 // Descriptors are validated by the checks every backend shares (backends/common/kernel_checks.h),
 // from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
@@ -74,6 +75,8 @@ hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const 
       return rope_limits(*static_cast<const hwinfer_rope_desc*>(desc));
     case HWINFER_KERNEL_EMBEDDING:
       return embedding_limits(*static_cast<const hwinfer_embedding_desc*>(desc));
+    case HWINFER_KERNEL_KV_APPEND:
+      return kv_append_limits(*static_cast<const hwinfer_kv_append_desc*>(desc));
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
     default:
@@ -290,7 +293,7 @@ const hwinfer_kernel_table kKernelTable = {
     .matmul_quantized = nullptr,
     .attention_prefill = nullptr,
     .attention_decode_paged = nullptr,
-    .kv_append = nullptr,
+    .kv_append = &enqueue_kv_append,
     .rms_norm = &enqueue_rms_norm,
     .rope = &enqueue_rope,
     .silu_mul = &enqueue_silu_mul,

@@ -21,6 +21,8 @@ extern const uint32_t k_rope_spv[];
 extern const size_t k_rope_spv_words;
 extern const uint32_t k_gemm_spv[];
 extern const size_t k_gemm_spv_words;
+extern const uint32_t k_kv_append_spv[];
+extern const size_t k_kv_append_spv_words;
 
 }  // namespace hwinfer::vulkan::shaders
 
