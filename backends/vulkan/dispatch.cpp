@@ -34,6 +34,10 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_gemm_spv, shaders::k_gemm_spv_words, 3};
     case ShaderId::kKvAppend:
       return {shaders::k_kv_append_spv, shaders::k_kv_append_spv_words, 5};
+    case ShaderId::kQuantizeQ8:
+      return {shaders::k_quantize_q8_spv, shaders::k_quantize_q8_spv_words, 2};
+    case ShaderId::kMatmulQ:
+      return {shaders::k_matmul_q_spv, shaders::k_matmul_q_spv_words, 3};
   }
   return {nullptr, 0, 0};
 }

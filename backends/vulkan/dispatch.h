@@ -39,6 +39,8 @@ enum class ShaderId : uint32_t {
   kRope = 4,
   kGemm = 5,
   kKvAppend = 6,
+  kQuantizeQ8 = 7,
+  kMatmulQ = 8,
 };
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from

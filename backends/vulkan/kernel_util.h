@@ -46,6 +46,11 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
 hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& desc);
 hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc);
 
+// kernels_quant.cpp
+hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc);
+hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
+                                        const hwinfer_matmul_quantized_desc* desc);
+
 // kernels_token.cpp
 hwinfer_error* embedding_limits(const hwinfer_embedding_desc& desc);
 hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);

@@ -2,7 +2,7 @@
 // bandwidth probe (READ by a shader, COPY by vkCmdCopyBuffer, WRITE by vkCmdFillBuffer plus
 // byte-exact edge copies), rms_norm (F32/F16, optional fused residual) and silu_mul (F32/F16);
 // embedding and rope are in kernels_token.cpp, gemm in kernels_gemm.cpp, kv_append in
-// kernels_kv.cpp. Every other kernel kind (matmul_quantized and the attention
+// kernels_kv.cpp, matmul_quantized in kernels_quant.cpp. Every other kernel kind (the attention
 // kernels) answers UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
 //
 // Descriptors are validated by the checks every backend shares (backends/common/kernel_checks.h),
@@ -75,6 +75,8 @@ hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const 
       return rope_limits(*static_cast<const hwinfer_rope_desc*>(desc));
     case HWINFER_KERNEL_EMBEDDING:
       return embedding_limits(*static_cast<const hwinfer_embedding_desc*>(desc));
+    case HWINFER_KERNEL_MATMUL_QUANTIZED:
+      return matmul_quantized_limits(*static_cast<const hwinfer_matmul_quantized_desc*>(desc));
     case HWINFER_KERNEL_KV_APPEND:
       return kv_append_limits(*static_cast<const hwinfer_kv_append_desc*>(desc));
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
@@ -290,7 +292,7 @@ const hwinfer_kernel_table kKernelTable = {
     .struct_size = sizeof(hwinfer_kernel_table),
     .reserved0 = 0,
     .gemm = &enqueue_gemm,
-    .matmul_quantized = nullptr,
+    .matmul_quantized = &enqueue_matmul_quantized,
     .attention_prefill = nullptr,
     .attention_decode_paged = nullptr,
     .kv_append = &enqueue_kv_append,

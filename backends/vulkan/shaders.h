@@ -23,6 +23,10 @@ extern const uint32_t k_gemm_spv[];
 extern const size_t k_gemm_spv_words;
 extern const uint32_t k_kv_append_spv[];
 extern const size_t k_kv_append_spv_words;
+extern const uint32_t k_quantize_q8_spv[];
+extern const size_t k_quantize_q8_spv_words;
+extern const uint32_t k_matmul_q_spv[];
+extern const size_t k_matmul_q_spv_words;
 
 }  // namespace hwinfer::vulkan::shaders
 

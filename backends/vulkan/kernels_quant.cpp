@@ -1,0 +1,102 @@
+// kernels_quant.cpp — the Vulkan backend's matmul_quantized (Q8_0 and Q4_0 weights): x is first
+// quantized to 8-bit blocks of 32 (shaders/quantize_q8.comp, bit for bit the CPU backend's rule:
+// d = amax / 127, q = lround(x / d)) into a scratch buffer, then shaders/matmul_q.comp takes
+// integer dot products per block and sums d_w * d_x * dot in block order, as the CPU backend's
+// decode path does. One invocation per y element; correctness first, not tuned.
+#include <cinttypes>
+
+#include "common/dtype_info.h"
+#include "common/kernel_checks.h"
+#include "kernel_util.h"
+
+namespace hwinfer::vulkan {
+
+namespace {
+
+constexpr uint64_t kXqBlockWords = 9;  // d + 32 int8 (quantize_q8.comp)
+
+struct QuantizePush {
+  uint32_t m, blocks;
+  uint32_t x_offset, x_row_stride;
+};
+
+struct MatmulQPush {
+  uint32_t m, n, blocks, q4;
+  uint32_t w_offset, w_row_stride;
+  uint32_t y_offset, y_row_stride;
+};
+
+uint64_t block_bytes(uint32_t dtype) {
+  return dtype == HWINFER_DTYPE_Q8_0 ? HWINFER_Q8_0_BLOCK_BYTES : HWINFER_Q4_0_BLOCK_BYTES;
+}
+
+hwinfer_error* require_f32_words(const hwinfer_tensor_view& view, const char* operand) {
+  VK_RETURN_IF_ERROR(require_non_negative_strides(view, "matmul_quantized", operand));
+  if (view.offset_bytes % 4 != 0 || view.strides_bytes[0] % 4 != 0) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "vulkan matmul_quantized: operand %s has an offset or row stride "
+                              "that is not a whole number of F32 elements",
+                              operand);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& d) {
+  VK_RETURN_IF_ERROR(require_f32_words(d.x, "x"));
+  VK_RETURN_IF_ERROR(require_f32_words(d.y, "y"));
+  if (d.w.strides_bytes[0] < 0) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "vulkan matmul_quantized: w has a negative row stride (the shader "
+                              "indexes with unsigned offsets)");
+  }
+  return nullptr;
+}
+
+hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
+                                        const hwinfer_matmul_quantized_desc* desc) {
+  return guarded("matmul_quantized", [&]() -> hwinfer_error* {
+    VK_RETURN_IF_ERROR(require_non_null(stream, "matmul_quantized: stream"));
+    VK_RETURN_IF_ERROR(require_non_null(desc, "matmul_quantized: desc"));
+    const hwinfer_device* device = stream->device;
+    VK_RETURN_IF_ERROR(backend::check_matmul_quantized(check_context(device, true), *desc));
+    if (desc->m == 0 || desc->n == 0) return nullptr;
+    const auto m = static_cast<uint64_t>(desc->m);
+    const auto n = static_cast<uint64_t>(desc->n);
+    const uint64_t blocks = static_cast<uint64_t>(desc->k) / 32;
+    const uint64_t xq_bytes = m * blocks * kXqBlockWords * 4;
+    const Operand w{desc->w.buffer, desc->w.offset_bytes,
+                    (n - 1) * static_cast<uint64_t>(desc->w.strides_bytes[0]) +
+                        blocks * block_bytes(desc->w.dtype)};
+    Recording recording(stream);
+    VK_RETURN_IF_ERROR(recording.begin("matmul_quantized"));
+    hwinfer_buffer* xq = nullptr;
+    VK_RETURN_IF_ERROR(recording.transient(xq_bytes, HWINFER_MEMORY_DEVICE, &xq));
+    const Operand xq_operand{xq, 0, xq_bytes};
+    QuantizePush quantize{};
+    quantize.m = static_cast<uint32_t>(m);
+    quantize.blocks = static_cast<uint32_t>(blocks);
+    quantize.x_offset = element_remainder(device, desc->x);
+    quantize.x_row_stride = element_stride(desc->x, 0);
+    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kQuantizeQ8,
+                                          {operand_of(desc->x), xq_operand}, &quantize,
+                                          sizeof(quantize), div_up(blocks, kWorkgroupSize), m));
+    recording.barrier();
+    MatmulQPush push{};
+    push.m = static_cast<uint32_t>(m);
+    push.n = static_cast<uint32_t>(n);
+    push.blocks = static_cast<uint32_t>(blocks);
+    push.q4 = desc->w.dtype == HWINFER_DTYPE_Q4_0 ? 1u : 0u;
+    push.w_offset = static_cast<uint32_t>(binding_remainder(device, w));
+    push.w_row_stride = static_cast<uint32_t>(desc->w.strides_bytes[0]);
+    push.y_offset = element_remainder(device, desc->y);
+    push.y_row_stride = element_stride(desc->y, 0);
+    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQ,
+                                          {xq_operand, w, operand_of(desc->y)}, &push,
+                                          sizeof(push), div_up(n, kWorkgroupSize), m));
+    return recording.submit();
+  });
+}
+
+}  // namespace hwinfer::vulkan

@@ -1,0 +1,49 @@
+#version 450
+// quantize_q8.comp — the first half of matmul_quantized: x [m, k] F32 into 8-bit blocks of 32
+// values exactly as the CPU backend (backends/cpu/matmul_quantized.cpp quantize_x_portable):
+//   d = amax / 127, id = d != 0 ? 1 / d : 0, q[t] = lround(x[t] * id) (half away from zero).
+// xq: [m, blocks] blocks of 9 words: word 0 = d (F32 bits), words 1..8 = the 32 int8 values,
+// value t in byte t % 4 of word 1 + t / 4. x covers blocks (grid-stride), y covers rows.
+#extension GL_GOOGLE_include_directive : require
+#include "common.glsl"
+
+layout(local_size_x = HWINFER_WORKGROUP_SIZE) in;
+
+layout(std430, binding = 0) readonly buffer X { float x[]; };
+layout(std430, binding = 1) writeonly buffer Xq { uint xq[]; };
+
+layout(push_constant) uniform Params {
+  uint m, blocks;
+  uint x_offset, x_row_stride;  // elements
+} p;
+
+// std::lround: nearest, ties away from zero (a + 0.5 would round up 0.49999997).
+int round_away(float v) {
+  const float a = abs(v);
+  float t = trunc(a);
+  if (a - t >= 0.5) t += 1.0;
+  return int(v < 0.0 ? -t : t);
+}
+
+void main() {
+  const uint stride = gl_NumWorkGroups.x * HWINFER_WORKGROUP_SIZE;
+  for (uint i = gl_WorkGroupID.y; i < p.m; i += gl_NumWorkGroups.y) {
+    for (uint b = gl_GlobalInvocationID.x; b < p.blocks; b += stride) {
+      const uint base = p.x_offset + i * p.x_row_stride + b * 32u;
+      float amax = 0.0;
+      for (uint t = 0u; t < 32u; ++t) amax = max(amax, abs(x[base + t]));
+      const float d = amax / 127.0;
+      const float id = d != 0.0 ? 1.0 / d : 0.0;
+      const uint out_ = (i * p.blocks + b) * 9u;
+      xq[out_] = floatBitsToUint(d);
+      for (uint w = 0u; w < 8u; ++w) {
+        uint packed = 0u;
+        for (uint c = 0u; c < 4u; ++c) {
+          const int q = round_away(x[base + 4u * w + c] * id);
+          packed |= (uint(q) & 0xFFu) << (8u * c);
+        }
+        xq[out_ + 1u + w] = packed;
+      }
+    }
+  }
+}
