@@ -107,6 +107,8 @@ hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append
         &error_word));
     VK_RETURN_IF_ERROR(
         record_side(recording, device, *desc, desc->k, desc->k_cache, desc->k_scales, error_word));
+    // Both sides set the one error word (and read slot_mapping): ordered, not concurrent.
+    recording.barrier();
     VK_RETURN_IF_ERROR(
         record_side(recording, device, *desc, desc->v, desc->v_cache, desc->v_scales, error_word));
     return recording.submit();
