@@ -4,8 +4,9 @@
 // of virtual time; numbers in docs/PERFORMANCE.md).
 //
 // BM_SchedulerDecodeStep/B: B running requests (plus 4 x B waiting behind them, refilled as
-// requests finish); one iteration = Schedule + the executor's KV appends + Complete + recording each token's time
-// and the step record, as bench_runner.cpp does. No device: the model's time is not included.
+// requests finish); one iteration = Schedule + the executor's KV appends + Complete + recording
+// each token's time and the step record, as bench_runner.cpp does. No device: the model's time is
+// not included.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -79,7 +80,12 @@ void BM_SchedulerDecodeStep(benchmark::State& state) {
   state.counters["decode_tokens_per_step"] =
       benchmark::Counter(static_cast<double>(tokens) / static_cast<double>(state.iterations()));
 }
-BENCHMARK(BM_SchedulerDecodeStep)->Arg(1)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SchedulerDecodeStep)
+    ->Arg(1)
+    ->Arg(16)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 

@@ -1,10 +1,10 @@
-// kernels_kv.cpp — the Vulkan backend's kv_append (shaders/kv_append.comp): the new tokens' keys and
-// values (F32 | F16) into the paged pools (F16 | I8, each side its own dtype), with the I8 pools'
-// per-(block, head) F32 scales grown and the block-head requantized exactly as the CPU backend
-// does (backends/cpu/kv_append.cpp). One dispatch per side, one workgroup per KV head walking the
-// tokens in order. Slots are data on the device: a slot >= num_blocks * block_size sets the error
-// word, nothing is written, and the next stream_synchronize returns INVALID_ARGUMENT. Must not
-// read buffer contents on the host.
+// kernels_kv.cpp — the Vulkan backend's kv_append (shaders/kv_append.comp): the new tokens' keys
+// and values (F32 | F16) into the paged pools (F16 | I8, each side its own dtype), with the I8
+// pools' per-(block, head) F32 scales grown and the block-head requantized exactly as the CPU
+// backend does (backends/cpu/kv_append.cpp). One dispatch per side, one workgroup per KV head
+// walking the tokens in order. Slots are data on the device: a slot >= num_blocks * block_size sets
+// the error word, nothing is written, and the next stream_synchronize returns INVALID_ARGUMENT.
+// Must not read buffer contents on the host.
 #include <cinttypes>
 
 #include "common/dtype_info.h"

@@ -79,9 +79,9 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     quantize.blocks = static_cast<uint32_t>(blocks);
     quantize.x_offset = element_remainder(device, desc->x);
     quantize.x_row_stride = element_stride(desc->x, 0);
-    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kQuantizeQ8,
-                                          {operand_of(desc->x), xq_operand}, &quantize,
-                                          sizeof(quantize), div_up(blocks, kWorkgroupSize), m));
+    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kQuantizeQ8, {operand_of(desc->x), xq_operand},
+                                          &quantize, sizeof(quantize),
+                                          div_up(blocks, kWorkgroupSize), m));
     recording.barrier();
     MatmulQPush push{};
     push.m = static_cast<uint32_t>(m);
@@ -92,9 +92,8 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     push.w_row_stride = static_cast<uint32_t>(desc->w.strides_bytes[0]);
     push.y_offset = element_remainder(device, desc->y);
     push.y_row_stride = element_stride(desc->y, 0);
-    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQ,
-                                          {xq_operand, w, operand_of(desc->y)}, &push,
-                                          sizeof(push), div_up(n, kWorkgroupSize), m));
+    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQ, {xq_operand, w, operand_of(desc->y)},
+                                          &push, sizeof(push), div_up(n, kWorkgroupSize), m));
     return recording.submit();
   });
 }

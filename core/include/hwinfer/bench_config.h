@@ -10,16 +10,17 @@
 //     weights: synthesize           #   synthesize: random weights written once to `cache_dir`
 //                                   #     (reused afterwards) | dummy: no file, weights left as the
 //                                   #     device initialises them (for simulated/large shapes)
-//     cache_dir: ~/.cache/hwinfer   #   optional; default $XDG_CACHE_HOME/hwinfer or ~/.cache/hwinfer
+//     cache_dir: ~/.cache/hwinfer   #   optional; default $XDG_CACHE_HOME/hwinfer or
+//     ~/.cache/hwinfer
 //   workload:                       # hwinfer/workload.h
 //     num_requests: 32
 //     arrivals: offline | poisson | gamma
 //     rate: 4.0                     # requests/s
 //     burstiness: 1.0
 //     max_concurrency: 0
-//     input: 128 | {dist: uniform, min: 16, max: 256} | {dist: normal, mean: 128, std: 32, min: 1, max: 512}
-//     output: 64 | {...}
-//     file: requests.jsonl          # optional; lengths from the file (num_requests then
+//     input: 128 | {dist: uniform, min: 16, max: 256} | {dist: normal, mean: 128, std: 32, min: 1,
+//     max: 512} output: 64 | {...} file: requests.jsonl          # optional; lengths from the file
+//     (num_requests then
 //                                   #   defaults to 0 = every line)
 //     seed: 0
 //   scheduler:                      # hwinfer/scheduler.h + executor options
@@ -31,7 +32,8 @@
 //     kv_block_size: 16
 //     kv_dtype: f16 | i8
 //     kv_cache_tokens: 0            # 0 = fit `memory_utilization` of the device memory after the
-//     memory_utilization: 0.9       #   weights and activations (capped for the CPU, see bench_runner.h)
+//     memory_utilization: 0.9       #   weights and activations (capped for the CPU, see
+//     bench_runner.h)
 //   metrics:
 //     slo: {ttft_ms: 500, tpot_ms: 50, e2el_ms: 0}   # goodput; 0 = no limit
 //   output:
@@ -58,12 +60,12 @@
 namespace hwinfer {
 
 struct ModelSource {
-  std::string path;         // GGUF file (exclusive with shape)
-  std::string shape;        // configs/models name or yaml path
-  std::string type = "f16"; // weight type for shape
+  std::string path;          // GGUF file (exclusive with shape)
+  std::string shape;         // configs/models name or yaml path
+  std::string type = "f16";  // weight type for shape
   enum class Weights { kSynthesize, kDummy };
   Weights weights = Weights::kSynthesize;
-  std::string cache_dir;    // resolved; "" = default
+  std::string cache_dir;  // resolved; "" = default
 };
 
 struct BenchConfig {
@@ -82,7 +84,8 @@ struct BenchConfig {
 
 // Reads the benchmark sections of |path| (the runtime section is left to LoadRuntimeConfig).
 StatusOr<BenchConfig> LoadBenchConfig(const std::string& path);
-StatusOr<BenchConfig> ParseBenchConfig(const std::string& yaml_text, const std::string& display_name,
+StatusOr<BenchConfig> ParseBenchConfig(const std::string& yaml_text,
+                                       const std::string& display_name,
                                        const std::string& base_dir = ".");
 
 }  // namespace hwinfer

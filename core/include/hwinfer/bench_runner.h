@@ -11,11 +11,10 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hwinfer/bench_config.h"
 #include "hwinfer/device.h"
@@ -26,9 +25,9 @@
 namespace hwinfer {
 
 struct BenchProgress {
-  int64_t finished = 0, total = 0;   // requests
+  int64_t finished = 0, total = 0;  // requests
   int64_t running = 0, waiting = 0;
-  double now_s = 0;                  // run clock
+  double now_s = 0;  // run clock
   int64_t output_tokens = 0;
 };
 
@@ -37,7 +36,7 @@ struct BenchRunOptions {
   // weights}` into a file first (tools/cli/bench_model_source.h: synthesised once, or a sparse
   // dummy-weight file), because synthesis lives with the tools, not in the core.
   std::string model_path;
-  std::optional<HardwareSpec> hardware;   // spec peaks (else the device's own spec, if any)
+  std::optional<HardwareSpec> hardware;       // spec peaks (else the device's own spec, if any)
   double measured_bandwidth_bytes_per_s = 0;  // from the probe; 0 = run it
   double measured_flops = 0;
   std::function<void(const BenchProgress&)> on_progress;  // called after each step
@@ -48,17 +47,17 @@ struct BenchResult {
   std::vector<RequestRecord> requests;
   std::vector<StepRecord> steps;
   std::vector<std::vector<int32_t>> outputs;  // per request (by id): the tokens it produced
-  double host_overhead_s = 0;   // time spent in the scheduler and metrics (not in Step)
-  double step_time_s = 0;       // sum of step times on the run clock
-  nlohmann::json json;          // the whole result document (env, model, workload, scheduler,
-                                // summary keys flat at the top, phases, hardware)
+  double host_overhead_s = 0;  // time spent in the scheduler and metrics (not in Step)
+  double step_time_s = 0;      // sum of step times on the run clock
+  nlohmann::json json;         // the whole result document (env, model, workload, scheduler,
+                               // summary keys flat at the top, phases, hardware)
 };
 
 // Opens the model, sizes the KV cache (kv_cache_tokens, else memory_utilization of the device
 // memory left after the weights and activations, capped at max_sequences x context length),
-// creates the executor and scheduler, and runs the workload to completion with greedy sampling. Errors name the config
-// key or file at fault; a request that can never fit is recorded as failed with the reason (the
-// run goes on).
+// creates the executor and scheduler, and runs the workload to completion with greedy sampling.
+// Errors name the config key or file at fault; a request that can never fit is recorded as failed
+// with the reason (the run goes on).
 StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
                                const BenchRunOptions& options = {});
 

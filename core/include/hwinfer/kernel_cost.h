@@ -39,7 +39,8 @@ struct KernelCost {
 
 // Fills |out| with the int32 values of |view| (a rank-1 or rank-2 view, row-major); false when
 // the values are not available to the caller.
-using IntArrayReader = std::function<bool(const hwinfer_tensor_view& view, std::vector<int32_t>* out)>;
+using IntArrayReader =
+    std::function<bool(const hwinfer_tensor_view& view, std::vector<int32_t>* out)>;
 
 // Counts one kernel. Unknown kinds count zero. Never fails: a malformed descriptor (which the
 // plugin will reject) counts what its shapes say.

@@ -52,7 +52,8 @@ struct SequenceChunk {
 
 // What the last Step did, for the metrics layer: the bytes and FLOPs of every kernel it launched,
 // counted by the core from the descriptors (hwinfer/kernel_cost.h), and its duration on the
-// device's clock (event timestamps around the step's work: the virtual clock on a simulated device).
+// device's clock (event timestamps around the step's work: the virtual clock on a simulated
+// device).
 struct StepStats {
   CostTotals cost;
   int64_t kernels = 0;

@@ -16,10 +16,9 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hwinfer/status.h"
 
@@ -28,13 +27,13 @@ namespace hwinfer {
 struct RequestRecord {
   int64_t id = 0;
   double arrival_s = 0;
-  double first_scheduled_s = -1;   // -1 = never scheduled
+  double first_scheduled_s = -1;      // -1 = never scheduled
   std::vector<double> token_times_s;  // one per output token, ascending
   int64_t input_tokens = 0;
   int64_t output_tokens = 0;  // == token_times_s.size() for a completed request
   int64_t preemptions = 0;
-  bool failed = false;        // rejected, cancelled or errored; excluded from latency statistics
-  std::string error;          // why, when failed
+  bool failed = false;  // rejected, cancelled or errored; excluded from latency statistics
+  std::string error;    // why, when failed
 };
 
 enum class StepPhase { kPrefill = 0, kDecode = 1, kMixed = 2 };
@@ -47,15 +46,15 @@ struct StepRecord {
   int64_t sequences = 0;
   double bytes = 0;
   double flops = 0;
-  int64_t kv_used_blocks = 0;   // after the step
-  int64_t kv_used_tokens = 0;   // tokens held in the KV cache after the step
-  int64_t preemptions = 0;      // preempted while planning this step
-  StepPhase phase() const;      // from the token counts
+  int64_t kv_used_blocks = 0;  // after the step
+  int64_t kv_used_tokens = 0;  // tokens held in the KV cache after the step
+  int64_t preemptions = 0;     // preempted while planning this step
+  StepPhase phase() const;     // from the token counts
 };
 
 struct PeakRates {
-  double spec_bandwidth_bytes_per_s = 0;   // 0 = unknown
-  double spec_flops = 0;                   // at the model's compute dtype
+  double spec_bandwidth_bytes_per_s = 0;  // 0 = unknown
+  double spec_flops = 0;                  // at the model's compute dtype
   double measured_bandwidth_bytes_per_s = 0;
   double measured_flops = 0;
 };

@@ -10,7 +10,8 @@
 //   input / output lengths: fixed N | uniform [min, max] | normal (mean, std, clamped to
 //     [min, max]) | from a JSONL file, one request per line:
 //       {"input_len": 128, "output_len": 64}            (also "prompt_len"; optional "priority",
-//                                                          optional "arrival_s" overriding arrivals)
+//                                                          optional "arrival_s" overriding
+//                                                          arrivals)
 //     a bad line is InvalidArgument naming file:line and the key.
 //   priorities: `priority` per JSONL line, else all 0.
 // Prompt tokens are drawn uniformly from [1, vocab) with the same seed.
@@ -27,23 +28,23 @@ namespace hwinfer {
 struct LengthDistribution {
   enum class Kind { kFixed, kUniform, kNormal };
   Kind kind = Kind::kFixed;
-  int64_t value = 128;          // fixed
-  int64_t min = 1, max = 128;   // uniform bounds; normal clamps to them
-  double mean = 128, std = 0;   // normal
+  int64_t value = 128;                             // fixed
+  int64_t min = 1, max = 128;                      // uniform bounds; normal clamps to them
+  double mean = 128, std = 0;                      // normal
   Status Validate(const std::string& what) const;  // InvalidArgument naming |what| ("input")
 };
 
 struct WorkloadSpec {
   enum class Arrivals { kOffline, kPoisson, kGamma };
-  int64_t num_requests = 16;     // > 0; with a JSONL file: 0 = every line, else the first N
+  int64_t num_requests = 16;  // > 0; with a JSONL file: 0 = every line, else the first N
   Arrivals arrivals = Arrivals::kOffline;
-  double rate = 0;               // requests/s (> 0 for poisson/gamma)
-  double burstiness = 1.0;       // gamma shape (> 0)
-  int64_t max_concurrency = 0;   // 0 = unlimited
+  double rate = 0;              // requests/s (> 0 for poisson/gamma)
+  double burstiness = 1.0;      // gamma shape (> 0)
+  int64_t max_concurrency = 0;  // 0 = unlimited
   LengthDistribution input, output;
-  std::string jsonl_file;        // when set, lengths (and optional priority/arrival) come from it
+  std::string jsonl_file;  // when set, lengths (and optional priority/arrival) come from it
   uint64_t seed = 0;
-  Status Validate() const;       // InvalidArgument naming the field and the value
+  Status Validate() const;  // InvalidArgument naming the field and the value
 };
 
 struct WorkloadRequest {

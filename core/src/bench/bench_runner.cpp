@@ -49,23 +49,32 @@ uint32_t ModelWeightType(const LlamaModel& model) {
 // gives it, else f16).
 double SpecFlopsFor(uint32_t weight_type, const DeviceInfo& info) {
   switch (weight_type) {
-    case HWINFER_DTYPE_F32: return info.spec_peak_flops_f32;
-    case HWINFER_DTYPE_BF16: return info.spec_peak_flops_bf16;
+    case HWINFER_DTYPE_F32:
+      return info.spec_peak_flops_f32;
+    case HWINFER_DTYPE_BF16:
+      return info.spec_peak_flops_bf16;
     case HWINFER_DTYPE_Q8_0:
     case HWINFER_DTYPE_Q4_0:
       return info.spec_peak_flops_int8 > 0 ? info.spec_peak_flops_int8 : info.spec_peak_flops_f16;
-    default: return info.spec_peak_flops_f16;
+    default:
+      return info.spec_peak_flops_f16;
   }
 }
 
 const char* WeightTypeName(uint32_t type) {
   switch (type) {
-    case HWINFER_DTYPE_F32: return "f32";
-    case HWINFER_DTYPE_F16: return "f16";
-    case HWINFER_DTYPE_BF16: return "bf16";
-    case HWINFER_DTYPE_Q8_0: return "q8_0";
-    case HWINFER_DTYPE_Q4_0: return "q4_0";
-    default: return "other";
+    case HWINFER_DTYPE_F32:
+      return "f32";
+    case HWINFER_DTYPE_F16:
+      return "f16";
+    case HWINFER_DTYPE_BF16:
+      return "bf16";
+    case HWINFER_DTYPE_Q8_0:
+      return "q8_0";
+    case HWINFER_DTYPE_Q4_0:
+      return "q4_0";
+    default:
+      return "other";
   }
 }
 
@@ -77,8 +86,8 @@ double ActivationBytes(const ModelShape& m, int64_t tokens, int64_t sequences) {
   const double per_token = 3.0 * static_cast<double>(m.d_model) + 2.0 * q + 2.0 * kv +
                            3.0 * static_cast<double>(m.ffn_dim) + 4.0;
   const double per_sequence = static_cast<double>(m.d_model + m.vocab_size) + 8.0;
-  return 4.0 * (per_token * static_cast<double>(tokens) +
-                per_sequence * static_cast<double>(sequences));
+  return 4.0 *
+         (per_token * static_cast<double>(tokens) + per_sequence * static_cast<double>(sequences));
 }
 
 // KV tokens to allocate: the config's, else memory_utilization of the device memory after the
@@ -91,9 +100,9 @@ StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const LlamaModel& mod
   const double per_token = model.shape().KvBytesPerToken(config.kv_dtype == "i8" ? 1.0 : 2.0);
   const double memory = static_cast<double>(device.info().memory_total_bytes);
   if (memory <= 0) return cap;
-  const double left = memory * config.memory_utilization - static_cast<double>(model.weight_bytes()) -
-                      ActivationBytes(m, config.scheduler.max_batch_tokens,
-                                      config.scheduler.max_sequences);
+  const double left =
+      memory * config.memory_utilization - static_cast<double>(model.weight_bytes()) -
+      ActivationBytes(m, config.scheduler.max_batch_tokens, config.scheduler.max_sequences);
   const auto fit = static_cast<int64_t>(left / per_token);
   if (fit < m.context_length) {
     return OutOfMemory(fmt::format(
@@ -116,11 +125,15 @@ nlohmann::json WorkloadJson(const WorkloadSpec& w) {
     if (d.kind == LengthDistribution::Kind::kNormal) j.update({{"mean", d.mean}, {"std", d.std}});
     return j;
   };
-  return {{"num_requests", w.num_requests}, {"arrivals", ArrivalsName(w.arrivals)},
-          {"rate", w.rate},                 {"burstiness", w.burstiness},
+  return {{"num_requests", w.num_requests},
+          {"arrivals", ArrivalsName(w.arrivals)},
+          {"rate", w.rate},
+          {"burstiness", w.burstiness},
           {"max_concurrency", w.max_concurrency},
-          {"input", length(w.input)},       {"output", length(w.output)},
-          {"file", w.jsonl_file},           {"seed", w.seed}};
+          {"input", length(w.input)},
+          {"output", length(w.output)},
+          {"file", w.jsonl_file},
+          {"seed", w.seed}};
 }
 
 }  // namespace
@@ -131,7 +144,8 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   // ---- model, executor, scheduler ----
   const std::string path = options.model_path.empty() ? config.model.path : options.model_path;
   if (path.empty()) {
-    return InvalidArgument(config.file + ": model: no GGUF file to run (model.path, or a shape "
+    return InvalidArgument(config.file +
+                           ": model: no GGUF file to run (model.path, or a shape "
                            "resolved by the CLI)");
   }
   HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<const LlamaModel> model, LlamaModel::Open(path));
@@ -172,11 +186,12 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
     probe.bandwidth_bytes = 64ull << 20;
     probe.repetitions = 3;
     HWINFER_ASSIGN_OR_RETURN(ProbeResult measured, ProbeDevice(device, probe));
-    if (measured.read_bandwidth.measured) peaks.measured_bandwidth_bytes_per_s = measured.read_bandwidth.value;
+    if (measured.read_bandwidth.measured)
+      peaks.measured_bandwidth_bytes_per_s = measured.read_bandwidth.value;
     // The probe measures f32 GEMM: the ceiling on a CPU (every dtype computes in f32 there) and
     // for f32 models, but not for f16/int8 tensor units, where measured MFU is left unknown (0).
-    const bool f32_ceiling = info.device_type == HWINFER_DEVICE_TYPE_CPU ||
-                             ModelWeightType(*model) == HWINFER_DTYPE_F32;
+    const bool f32_ceiling =
+        info.device_type == HWINFER_DEVICE_TYPE_CPU || ModelWeightType(*model) == HWINFER_DTYPE_F32;
     if (measured.gemm_f32.measured && peaks.measured_flops <= 0 && f32_ceiling) {
       peaks.measured_flops = measured.gemm_f32.value;
     }
@@ -296,8 +311,8 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
     result.step_time_s += step_end - step_start;
     overhead += SecondsSince(record_start);
     if (options.on_progress) {
-      options.on_progress({done, n, scheduler->num_running(), scheduler->num_waiting(),
-                           step_end, output_tokens});
+      options.on_progress(
+          {done, n, scheduler->num_running(), scheduler->num_waiting(), step_end, output_tokens});
     }
   }
 
@@ -342,14 +357,11 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                    {"context_length", shape.context_length},
                    {"kv_bytes_per_token", executor->kv_bytes_per_token()}};
   json["workload"] = WorkloadJson(config.workload);
-  json["scheduler"] = {{"mode", BatchingModeName(so.mode)},
-                       {"max_batch_tokens", so.max_batch_tokens},
-                       {"max_sequences", so.max_sequences},
-                       {"batch_timeout_s", so.batch_timeout_s},
-                       {"ageing_s", so.ageing_s},
-                       {"kv_block_size", eo.kv_block_size},
-                       {"kv_dtype", config.kv_dtype},
-                       {"kv_cache_tokens", eo.kv_cache_tokens}};
+  json["scheduler"] = {
+      {"mode", BatchingModeName(so.mode)}, {"max_batch_tokens", so.max_batch_tokens},
+      {"max_sequences", so.max_sequences}, {"batch_timeout_s", so.batch_timeout_s},
+      {"ageing_s", so.ageing_s},           {"kv_block_size", eo.kv_block_size},
+      {"kv_dtype", config.kv_dtype},       {"kv_cache_tokens", eo.kv_cache_tokens}};
   json["slo"] = {{"ttft_ms", config.slo.ttft_ms},
                  {"tpot_ms", config.slo.tpot_ms},
                  {"e2el_ms", config.slo.e2el_ms}};
