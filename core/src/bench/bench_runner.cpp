@@ -92,12 +92,12 @@ double ActivationBytes(const ModelShape& m, int64_t tokens, int64_t sequences) {
 
 // KV tokens to allocate: the config's, else memory_utilization of the device memory after the
 // weights and activations, capped at what max_sequences full-length sequences could ever hold.
-StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const LlamaModel& model,
-                                const Device& device) {
+StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, uint32_t kv_dtype,
+                                const LlamaModel& model, const Device& device) {
   const ModelShape& m = model.shape();
   const int64_t cap = config.scheduler.max_sequences * m.context_length;
   if (config.kv_cache_tokens > 0) return config.kv_cache_tokens;
-  const double per_token = model.shape().KvBytesPerToken(config.kv_dtype == "i8" ? 1.0 : 2.0);
+  const double per_token = m.KvBytesPerToken(kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0);
   const double memory = static_cast<double>(device.info().memory_total_bytes);
   if (memory <= 0) return cap;
   const double left =
@@ -155,7 +155,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   eo.max_sequences = config.scheduler.max_sequences;
   eo.kv_block_size = config.kv_block_size;
   HWINFER_ASSIGN_OR_RETURN(eo.kv_dtype, ParseKvDtype(config.kv_dtype));
-  HWINFER_ASSIGN_OR_RETURN(eo.kv_cache_tokens, KvCacheTokens(config, *model, *device));
+  HWINFER_ASSIGN_OR_RETURN(eo.kv_cache_tokens, KvCacheTokens(config, eo.kv_dtype, *model, *device));
   HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
                            LlamaExecutor::Create(device, model, eo));
   SchedulerOptions so = config.scheduler;
