@@ -203,5 +203,26 @@ TEST(BenchRunner, SimulatedContinuousBatchingBeatsStatic) {
   EXPECT_GT(continuous->summary.output_throughput, 1.2 * static_batch->summary.output_throughput);
 }
 
+TEST(BenchRunner, MaxConcurrencyCapsRequestsInFlight) {
+  BenchConfig config = MixedConfig("tiny-llama-f16.gguf");
+  config.workload.num_requests = 12;
+  config.workload.max_concurrency = 2;
+  config.scheduler.max_sequences = 8;  // the scheduler alone would run up to 8 at once
+  auto result = RunBench(config, OpenDevice("sim:0"), FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->summary.completed, 12);
+  // A request is in flight from its first scheduling to its last token; at every step start at
+  // most two are.
+  for (const StepRecord& step : result->steps) {
+    int in_flight = 0;
+    for (const RequestRecord& r : result->requests) {
+      if (r.first_scheduled_s <= step.start_s && step.start_s < r.token_times_s.back()) ++in_flight;
+    }
+    EXPECT_LE(in_flight, 2) << "step at " << step.start_s;
+  }
+  // Offline arrivals: the others wait outside, and their latency counts from t = 0.
+  EXPECT_GT(result->summary.queue_ms.max, 0);
+}
+
 }  // namespace
 }  // namespace hwinfer
