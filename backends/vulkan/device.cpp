@@ -1,6 +1,7 @@
 // device.cpp — physical-device enumeration (identity and properties, read once at plugin_init),
-// device_get_info (memory free re-read from VK_EXT_memory_budget per call), and device
-// open/close (one VkDevice with one compute queue and timeline semaphores enabled).
+// device_get_info (memory free re-read per call: VK_EXT_memory_budget, else the device-local heaps
+// minus what this plugin holds), and device open/close (one VkDevice with one compute queue and
+// timeline semaphores enabled).
 //
 // Must not open a VkDevice for enumeration; must not report spec peaks (the core's hardware files
 // give them).
@@ -64,23 +65,26 @@ bool has_extension(const std::vector<VkExtensionProperties>& extensions, const c
   });
 }
 
-// Sum of the device-local heaps' budget minus usage (VK_EXT_memory_budget); 0 when unknown.
+// Sum of the device-local heaps' budget minus usage (VK_EXT_memory_budget); without the extension
+// an estimate: the device-local heaps' size minus the memory this plugin holds on the device.
 uint64_t memory_free_bytes(const hwinfer_plugin& plugin, const PhysicalDevice& device) {
-  if (!device.has_memory_budget) return 0;
   VkPhysicalDeviceMemoryBudgetPropertiesEXT budget{};
   budget.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT;
   VkPhysicalDeviceMemoryProperties2 memory{};
   memory.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2;
-  memory.pNext = &budget;
+  if (device.has_memory_budget) memory.pNext = &budget;
   plugin.vk.vkGetPhysicalDeviceMemoryProperties2(device.handle, &memory);
-  uint64_t free_bytes = 0;
+  uint64_t free_bytes = 0, heap_bytes = 0;
   for (uint32_t h = 0; h < memory.memoryProperties.memoryHeapCount; ++h) {
     if ((memory.memoryProperties.memoryHeaps[h].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) == 0)
       continue;
+    heap_bytes += memory.memoryProperties.memoryHeaps[h].size;
     if (budget.heapBudget[h] > budget.heapUsage[h])
       free_bytes += budget.heapBudget[h] - budget.heapUsage[h];
   }
-  return free_bytes;
+  if (device.has_memory_budget) return free_bytes;
+  const uint64_t held = device.allocated_bytes->load();
+  return heap_bytes > held ? heap_bytes - held : 0;
 }
 
 // Reads one physical device; false (with |*why|) when it does not qualify.

@@ -132,6 +132,7 @@ hwinfer_error* allocate_buffer(hwinfer_device* device, uint64_t size_bytes, uint
                                                  fresh->size_bytes, type,
                                                  result_name(result).c_str()));
     }
+    device->physical->allocated_bytes->fetch_add(fresh->size_bytes);
     VkPhysicalDeviceMemoryProperties memory{};
     device->plugin->vk.vkGetPhysicalDeviceMemoryProperties(device->physical->handle, &memory);
     const VkMemoryPropertyFlags host =
@@ -142,6 +143,7 @@ hwinfer_error* allocate_buffer(hwinfer_device* device, uint64_t size_bytes, uint
       result = fn.vkMapMemory(device->device, fresh->memory, 0, VK_WHOLE_SIZE, 0, &mapped);
       if (result != VK_SUCCESS) {
         fn.vkFreeMemory(device->device, fresh->memory, nullptr);
+        device->physical->allocated_bytes->fetch_sub(fresh->size_bytes);
         return destroy_on_error(vk_error(result, "buffer_alloc", "vkMapMemory"));
       }
       fresh->mapped = static_cast<uint8_t*>(mapped);
@@ -178,6 +180,7 @@ void release_buffer(hwinfer_buffer* buffer) {
                              [&](const auto& b) { return b.get() == buffer->block; });
       if (it != pool.blocks.end()) {
         device->fn.vkFreeMemory(device->device, (*it)->memory, nullptr);  // unmaps it too
+        device->physical->allocated_bytes->fetch_sub((*it)->size_bytes);
         pool.blocks.erase(it);
       }
     }
@@ -189,8 +192,10 @@ void release_buffer(hwinfer_buffer* buffer) {
 void release_memory_pools(hwinfer_device* device) {
   std::lock_guard<std::mutex> lock(device->memory_mutex);
   for (auto& [type, pool] : device->pools) {
-    for (const auto& block : pool.blocks)
+    for (const auto& block : pool.blocks) {
       device->fn.vkFreeMemory(device->device, block->memory, nullptr);
+      device->physical->allocated_bytes->fetch_sub(block->size_bytes);
+    }
     pool.blocks.clear();
   }
 }

@@ -53,6 +53,10 @@ struct PhysicalDevice {
   uint32_t max_workgroup_count[3] = {};
   float timestamp_period_ns = 0;      // ns per timestamp tick
   uint32_t timestamp_valid_bits = 0;  // of the queue family; 0 = no timestamps
+  // VkDeviceMemory this plugin holds on the device (every open handle, every memory type): the
+  // free-memory estimate without VK_EXT_memory_budget. Shared so PhysicalDevice stays copyable.
+  std::shared_ptr<std::atomic<uint64_t>> allocated_bytes =
+      std::make_shared<std::atomic<uint64_t>>(0);
 };
 
 // One block of VkDeviceMemory that buffers are sub-allocated from (first fit).

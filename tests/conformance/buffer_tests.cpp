@@ -118,6 +118,15 @@ TEST_P(BufferTest, UnknownMemoryKindIsUnsupported) {
   EXPECT_EQ(buffer.status().code(), StatusCode::kUnsupported) << buffer.status().ToString();
 }
 
+// The memory the device reports free is known (a device with memory but "0 bytes free" before the
+// suite has allocated anything misleads every user sizing a KV cache) and never more than total.
+TEST_P(BufferTest, ReportsFreeMemoryWithinTotal) {
+  const DeviceInfo& reported = info();
+  if (reported.memory_total_bytes == 0) GTEST_SKIP() << backend().label() << " reports no memory";
+  EXPECT_GT(reported.memory_free_bytes, 0u) << "of " << reported.memory_total_bytes << " total";
+  EXPECT_LE(reported.memory_free_bytes, reported.memory_total_bytes);
+}
+
 TEST_P(BufferTest, AllocationAboveMaxAllocationIsRejected) {
   const uint64_t max_bytes = info().max_allocation_bytes;
   if (max_bytes == 0 || max_bytes == UINT64_MAX) {
