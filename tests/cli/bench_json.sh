@@ -2,12 +2,13 @@
 # tests/cli/bench_json.sh HWINFER CONFIG OUT_DIR — runs `hwinfer bench` end to end and checks the
 # files it writes: the JSON has every vLLM key and section, its numbers agree with each other
 # (completed requests, token totals, E2E vs TTFT + TPOT x (n_out - 1) per request from the CSV),
-# and the CSV and Markdown files exist.
+# the CSV and Markdown files exist, and the --tokens file has one line per request whose output
+# length matches the CSV.
 set -euo pipefail
 hw="$1"; config="$2"; out="$3"
 rm -rf "$out"; mkdir -p "$out"
 "$hw" bench --config "$config" --no-progress --json "$out/run.json" --csv "$out/run" \
-  --markdown "$out/run.md" >"$out/stdout.txt"
+  --markdown "$out/run.md" --tokens "$out/run.tokens.jsonl" >"$out/stdout.txt"
 grep -q "Serving Benchmark Result" "$out/stdout.txt"
 grep -q "| TTFT |" "$out/run.md"
 python3 - "$out" <<'PY'
@@ -34,6 +35,12 @@ for r in rows:
     if n > 1:
         e2e, ttft, tpot = float(r["e2el_ms"]), float(r["ttft_ms"]), float(r["tpot_ms"])
         assert abs(e2e - (ttft + tpot * (n - 1))) < 1e-3, r
+tokens = [json.loads(line) for line in open(f"{out}/run.tokens.jsonl")]
+assert [t["id"] for t in tokens] == [int(r["id"]) for r in rows], "tokens file: ids"
+for t, r in zip(tokens, rows):
+    assert len(t["output"]) == int(r["output_tokens"]), (t, r)
+    assert t["input_tokens"] == int(r["input_tokens"]), (t, r)
+    assert all(isinstance(x, int) and x >= 0 for x in t["output"]), t
 mean_e2e = sum(float(r["e2el_ms"]) for r in rows) / len(rows)
 assert abs(mean_e2e - doc["mean_e2el_ms"]) < 1e-3 * max(1.0, mean_e2e), (mean_e2e, doc["mean_e2el_ms"])
 print("bench JSON complete and consistent:", doc["completed"], "requests")

@@ -67,6 +67,7 @@ output:
   json: results/run.json
   csv: results/run
   markdown: /tmp/run.md
+  tokens: /tmp/run.tokens.jsonl
 )");
   ASSERT_TRUE(config.ok()) << config.status().message();
   EXPECT_EQ(config->file, "bench.yaml");
@@ -106,6 +107,7 @@ output:
   EXPECT_EQ(config->json_out, kConfigsDir + "/results/run.json");
   EXPECT_EQ(config->csv_prefix, kConfigsDir + "/results/run");
   EXPECT_EQ(config->markdown_out, "/tmp/run.md");
+  EXPECT_EQ(config->tokens_out, "/tmp/run.tokens.jsonl");
 }
 
 TEST(BenchConfigTest, OmittedKeysKeepTheDefaults) {

@@ -1,13 +1,16 @@
 // bench_command.cpp — `hwinfer bench --config FILE.yaml [--backend NAME] [--device D]
 // [--hardware FILE.yaml] [--json OUT.json] [--csv PREFIX] [--markdown OUT.md] [--mode M]
-// [--num-requests N] [--max-sequences N] [--no-progress]`: runs one benchmark (RunBench) on one
-// device, draws a progress line on stderr while it runs, prints the summary table on stdout and
-// writes the result JSON (2-space indent), the per-request and per-step CSVs
-// (<prefix>_requests.csv, <prefix>_steps.csv) and the Markdown summary where asked. Output paths
-// come from the flags, else from the config's `output:` section.
+// [--tokens OUT.jsonl] [--num-requests N] [--max-sequences N] [--no-progress]`: runs one benchmark
+// (RunBench) on one device, draws a progress line on stderr while it runs, prints the summary table
+// on stdout and writes the result JSON (2-space indent), the per-request and per-step CSVs
+// (<prefix>_requests.csv, <prefix>_steps.csv), the Markdown summary and the generated tokens (one
+// JSON line per request: {"id", "input_tokens", "output"}; greedy, so two backends that agree
+// write the same file) where asked. Output paths come from the flags, else from the config's
+// `output:` section.
 #include <fmt/format.h>
 
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "bench_run.h"
 #include "cli_common.h"
@@ -18,8 +21,20 @@ namespace {
 
 struct BenchOptions {
   BenchFlags flags;
-  std::string json_out, csv_prefix, markdown_out;
+  std::string json_out, csv_prefix, markdown_out, tokens_out;
 };
+
+// One JSON line per request, in id order: {"id": 3, "input_tokens": 57, "output": [12, 7, ...]}.
+std::string TokensJsonLines(const BenchResult& result) {
+  std::string text;
+  for (size_t i = 0; i < result.requests.size() && i < result.outputs.size(); ++i) {
+    const nlohmann::json line = {{"id", result.requests[i].id},
+                                 {"input_tokens", result.requests[i].input_tokens},
+                                 {"output", result.outputs[i]}};
+    text += line.dump() + "\n";
+  }
+  return text;
+}
 
 // Requests the server rejected (they can never fit) make the run fail after its results are
 // written: the reason of the first few goes to stderr, and the exit status is 1.
@@ -66,6 +81,14 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
       fmt::print("wrote {}{}\n", csv_prefix, suffix);
     }
   }
+  const std::string tokens_out =
+      options.tokens_out.empty() ? bench.config.tokens_out : options.tokens_out;
+  if (!tokens_out.empty()) {
+    if (Status s = WriteTextFile(tokens_out, TokensJsonLines(*result)); !s.ok()) {
+      return ReportError(s);
+    }
+    fmt::print("wrote {}\n", tokens_out);
+  }
   if (!markdown_out.empty()) {
     if (Status s = WriteTextFile(markdown_out, SummaryMarkdown(result->summary)); !s.ok()) {
       return ReportError(s);
@@ -86,6 +109,8 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
   command->add_option("--csv", options->csv_prefix,
                       "Write PREFIX_requests.csv and PREFIX_steps.csv");
   command->add_option("--markdown", options->markdown_out, "Write the summary as Markdown here");
+  command->add_option("--tokens", options->tokens_out,
+                      "Write every request's output token ids here (JSON Lines)");
   command->callback(
       [&global, &exit_code, options] { exit_code = RunBenchCommand(global, *options); });
 }

@@ -40,6 +40,7 @@
 //     json: results/run.json        # optional; also --json
 //     csv: results/run              # optional prefix: <prefix>_requests.csv, <prefix>_steps.csv
 //     markdown: results/run.md      # optional
+//     tokens: results/run.tokens.jsonl  # optional; also --tokens: every request's output token ids
 //   backend: cpu                    # optional: which loaded backend's first device to run on
 //   device: cpu:0                   # optional: an exact device (backend:index)
 // Relative paths resolve against the config file's folder. Every section is optional; omitted
@@ -78,7 +79,7 @@ struct BenchConfig {
   int64_t kv_cache_tokens = 0;
   double memory_utilization = 0.9;
   SloTargets slo;
-  std::string json_out, csv_prefix, markdown_out;
+  std::string json_out, csv_prefix, markdown_out, tokens_out;
   std::string backend, device;
 };
 

@@ -41,7 +41,7 @@ const std::vector<std::string_view> kSchedulerKeys = {
     "kv_block_size", "kv_dtype",         "kv_cache_tokens", "memory_utilization"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
-const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown"};
+const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens"};
 const std::vector<std::string_view> kLengthKeys = {"dist", "value", "min", "max", "mean", "std"};
 
 const std::vector<std::string_view> kWeightTypes = {"f32", "f16", "bf16", "q8_0", "q4_0"};
@@ -422,6 +422,7 @@ Status ReadOutput(const ParseContext& ctx, const MapEntry& section, BenchConfig&
     if (entry.key == "json") config.json_out = path;
     if (entry.key == "csv") config.csv_prefix = path;
     if (entry.key == "markdown") config.markdown_out = path;
+    if (entry.key == "tokens") config.tokens_out = path;
   }
   return Status::Ok();
 }
