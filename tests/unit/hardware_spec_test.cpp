@@ -1,6 +1,7 @@
 // hardware_spec_test.cpp — pins configs/hardware/*.yaml loading: every shipped file parses, the
 // datasheet figures come out in SI units (bytes/s, FLOP/s, bytes, seconds), and mistakes are
-// one-line InvalidArgument errors naming file:line:column. Nothing here measures hardware.
+// one-line InvalidArgument errors naming file:line:column, and device names map to the shipped
+// files through their match: lists (FindKnownHardware). Nothing here measures hardware.
 #include "hwinfer/hardware_spec.h"
 
 #include <gmock/gmock.h>
@@ -10,7 +11,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace hwinfer {
 namespace {
@@ -185,6 +189,61 @@ TEST(HardwareSpecTest, MissingFileIsNotFound) {
   ASSERT_FALSE(spec.ok());
   EXPECT_EQ(spec.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(spec.status().message(), "hardware file '/nonexistent/hw.yaml' does not exist");
+}
+
+// ---- known hardware by device name (match:) ----------------------------------------------------
+
+// The names CUDA, HIP and Vulkan drivers report map to the right shipped file, and devices
+// without a datasheet here (a CPU, lavapipe, an H100 PCIe with other peaks) to none.
+TEST(KnownHardwareTest, ShippedFilesMatchTheNamesDriversReport) {
+  const std::vector<std::string> dirs = {kHardwareDir};
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"NVIDIA H200", "h200.yaml"},
+      {"NVIDIA H100 80GB HBM3", "h100-sxm.yaml"},
+      {"NVIDIA A100-SXM4-80GB", "a100-80gb.yaml"},
+      {"NVIDIA A100-PCIE-40GB", "a100-40gb.yaml"},
+      {"AMD Instinct MI300X", "mi300x.yaml"},
+      {"amd instinct mi300x", "mi300x.yaml"},
+      {"AMD EPYC 7B13", ""},
+      {"llvmpipe (LLVM 15.0.6, 256 bits)", ""},
+      {"NVIDIA H100 PCIe", ""}};
+  for (const auto& [device, file] : cases) {
+    const StatusOr<std::optional<HardwareSpec>> found = FindKnownHardware(device, dirs);
+    ASSERT_TRUE(found.ok()) << found.status().message();
+    if (file.empty()) {
+      EXPECT_FALSE(found->has_value()) << device << " matched " << (*found)->file;
+    } else {
+      ASSERT_TRUE(found->has_value()) << device << " matched nothing";
+      EXPECT_EQ(fs::path((*found)->file).filename(), file) << device;
+    }
+  }
+  const StatusOr<HardwareSpec> h200 = LoadHardwareSpec(kHardwareDir + "h200.yaml");
+  ASSERT_TRUE(h200.ok());
+  EXPECT_EQ(h200->match, std::vector<std::string>{"H200"});
+  EXPECT_TRUE(HardwareMatchesDevice(*h200, "NVIDIA H200 NVL"));
+  EXPECT_FALSE(HardwareMatchesDevice(*h200, "NVIDIA H100"));
+}
+
+TEST_F(HardwareSpecFileTest, MatchMustBeAListOfStrings) {
+  const std::string head = "name: X\npeak_bandwidth_gb_per_s: 1\npeak_tflops: {f32: 1}\n";
+  ExpectInvalid("scalar.yaml", head + "match: H200\n", "'match' must be a non-empty list");
+  ExpectInvalid("empty.yaml", head + "match: []\n", "'match' must be a non-empty list");
+  ExpectInvalid("nested.yaml", head + "match: [[a]]\n", "'match' entries must be non-empty");
+}
+
+TEST_F(HardwareSpecFileTest, FindKnownHardwareNamesABrokenFileAndSkipsMissingDirs) {
+  ASSERT_TRUE(Load("a-gpu.yaml",
+                   "name: A\nmatch: [Gpu-A]\npeak_bandwidth_gb_per_s: 100\npeak_tflops: {f16: 1}\n")
+                  .ok());
+  const std::vector<std::string> dirs = {(dir_ / "missing").string(), dir_.string()};
+  const StatusOr<std::optional<HardwareSpec>> found = FindKnownHardware("Vendor GPU-A 16GB", dirs);
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  ASSERT_TRUE(found->has_value());
+  EXPECT_DOUBLE_EQ((*found)->peak_bandwidth_bytes_per_s, 100e9);
+  std::ofstream(dir_ / "b-broken.yaml") << "name: B\npeak_bandwidth_gb_per_s: -1\n";
+  const StatusOr<std::optional<HardwareSpec>> broken = FindKnownHardware("other", dirs);
+  ASSERT_FALSE(broken.ok());
+  EXPECT_THAT(broken.status().message(), HasSubstr("b-broken.yaml"));
 }
 
 }  // namespace

@@ -1,12 +1,16 @@
 // registry_test.cpp — plugin search, the registry built from a config, device selection and its
 // errors (unknown backend, unknown device with file:line:column), device lookup, and the RAII
-// handles over the real cpu plugin.
+// handles over the real cpu plugin, and the known-hardware spec matched by device name.
 #include "hwinfer/registry.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "hwinfer/probe.h"
 
@@ -93,6 +97,39 @@ TEST(Registry, DeviceSelectedByNameAndHardwareSpecApplied) {
   EXPECT_EQ(device.priority, 3);
   EXPECT_GT(device.info.spec_peak_bandwidth_bytes_per_s, 0);
   EXPECT_THAT(device.info.spec_source, HasSubstr("generic-cpu.yaml"));
+}
+
+// A device with no declared hardware file gets the spec of the known hardware file matching its
+// name, from the `hardware/` folder beside the config; a declared file still wins.
+TEST(Registry, KnownHardwareMatchedByDeviceName) {
+  auto all = RegistryFromYaml("backends:\n  - name: cpu\n");
+  ASSERT_TRUE(all.ok());
+  const std::string name = all->devices()[0].info.name;
+  ASSERT_EQ(all->devices()[0].info.spec_peak_bandwidth_bytes_per_s, 0) << "cpu reports a spec";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("hwinfer_registry_known_hw_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "hardware");
+  std::ofstream(dir / "hardware" / "this-cpu.yaml")
+      << "name: This CPU\nmatch: [\"" << name
+      << "\"]\npeak_bandwidth_gb_per_s: 12.5\npeak_tflops: {f32: 1}\n";
+  std::ofstream(dir / "plain.yaml")
+      << "plugin_paths: [" << kPluginDir << "]\nbackends:\n  - name: cpu\n";
+  std::ofstream(dir / "declared.yaml")
+      << "plugin_paths: [" << kPluginDir << "]\nbackends:\n  - name: cpu\n    devices:\n"
+      << "      - select: 0\n        hardware: " << HWINFER_SOURCE_DIR
+      << "/configs/hardware/generic-cpu.yaml\n";
+  auto plain = LoadRuntimeConfig((dir / "plain.yaml").string());
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  auto matched = Registry::FromConfig(*plain);
+  ASSERT_TRUE(matched.ok()) << matched.status().ToString();
+  EXPECT_DOUBLE_EQ(matched->devices()[0].info.spec_peak_bandwidth_bytes_per_s, 12.5e9);
+  EXPECT_THAT(matched->devices()[0].info.spec_source, HasSubstr("this-cpu.yaml"));
+  auto declared_config = LoadRuntimeConfig((dir / "declared.yaml").string());
+  ASSERT_TRUE(declared_config.ok()) << declared_config.status().ToString();
+  auto declared = Registry::FromConfig(*declared_config);
+  ASSERT_TRUE(declared.ok()) << declared.status().ToString();
+  EXPECT_THAT(declared->devices()[0].info.spec_source, HasSubstr("generic-cpu.yaml"));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Registry, FindByIdIndexNameAndError) {

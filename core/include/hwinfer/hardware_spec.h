@@ -13,9 +13,17 @@
 //     bf16: 989
 //     int8: 1979                       # tera-ops/s
 //   launch_overhead_us: 5              # optional number >= 0 (used by the simulated backend)
+//   match: ["H200"]                    # optional list of strings: a device whose reported name
+//                                      # contains one of them (ignoring case) is this hardware
+//
+// A device with no declared `hardware:` file and no spec peaks of its own gets the spec of the
+// known hardware file that matches its name (FindKnownHardware), so a GPU's MBU is reported
+// against its datasheet without configuration.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "hwinfer/status.h"
 
@@ -32,9 +40,23 @@ struct HardwareSpec {
   double peak_flops_bf16 = 0;
   double peak_flops_int8 = 0;
   double launch_overhead_s = 0;
+  std::vector<std::string> match;  // device-name substrings (case-insensitive)
 };
 
 // Reads and validates a hardware file; errors name file:line:column and the expected form.
 StatusOr<HardwareSpec> LoadHardwareSpec(const std::string& path);
+
+// True when |device_name| contains one of |spec|'s match strings, ignoring ASCII case.
+bool HardwareMatchesDevice(const HardwareSpec& spec, const std::string& device_name);
+
+// The folders known hardware files are looked up in, in order: <config dir>/hardware and
+// <config dir>/../configs/hardware for |config_file| (when not empty), then the installed
+// <prefix>/share/hwinfer/hardware next to the loaded libhwinfer. Only folders that exist.
+std::vector<std::string> KnownHardwareDirs(const std::string& config_file);
+
+// The first *.yaml (by file name) in |dirs| that matches |device_name|; nullopt when none does.
+// A file there that does not load is an error naming it.
+StatusOr<std::optional<HardwareSpec>> FindKnownHardware(const std::string& device_name,
+                                                        const std::vector<std::string>& dirs);
 
 }  // namespace hwinfer

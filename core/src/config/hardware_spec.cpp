@@ -3,9 +3,15 @@
 //
 // Strict like the runtime config: unknown keys, wrong types, non-positive peaks and missing
 // required keys are one-line errors naming file:line:column. It must not measure or guess
-// anything: a value absent from the file stays 0 ("not given").
+// anything: a value absent from the file stays 0 ("not given"). FindKnownHardware maps a device
+// name to a file through the files' `match:` lists.
 #include "hwinfer/hardware_spec.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <string_view>
 #include <vector>
 
@@ -17,7 +23,8 @@ namespace {
 using config_internal::MapEntry;
 
 const std::vector<std::string_view> kSpecKeys = {
-    "name", "vendor", "memory_gib", "peak_bandwidth_gb_per_s", "peak_tflops", "launch_overhead_us"};
+    "name",        "vendor", "memory_gib",        "peak_bandwidth_gb_per_s",
+    "peak_tflops", "match",  "launch_overhead_us"};
 const std::vector<std::string_view> kDtypeKeys = {"f32", "f16", "bf16", "int8"};
 
 constexpr double kBytesPerGB = 1e9;
@@ -61,6 +68,32 @@ Status ReadPeakTflops(const std::string& file, const MapEntry& entry, HardwareSp
   return Status::Ok();
 }
 
+// `match:` — a non-empty list of non-empty strings.
+StatusOr<std::vector<std::string>> ReadMatch(const std::string& path, const MapEntry& entry) {
+  const std::string form = "a non-empty list of device-name substrings, e.g. [\"H200\"]";
+  if (!entry.value.IsSequence() || entry.value.size() == 0) {
+    return config_internal::ErrorAt(
+        config_internal::ValueLocation(path, entry),
+        "'match' must be " + form + "; got " + config_internal::Describe(entry.value));
+  }
+  std::vector<std::string> match;
+  for (const YAML::Node& item : entry.value) {
+    if (!item.IsScalar() || item.Scalar().empty()) {
+      return config_internal::ErrorAt(config_internal::LocationOf(path, item),
+                                      "'match' entries must be non-empty strings (" + form +
+                                          "); got " + config_internal::Describe(item));
+    }
+    match.push_back(item.Scalar());
+  }
+  return match;
+}
+
+std::string Lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
 StatusOr<HardwareSpec> ParseHardwareSpec(const std::string& text, const std::string& path) {
   HWINFER_ASSIGN_OR_RETURN(
       const YAML::Node root,
@@ -92,6 +125,8 @@ StatusOr<HardwareSpec> ParseHardwareSpec(const std::string& text, const std::str
       spec.peak_bandwidth_bytes_per_s = gb_per_s * kBytesPerGB;
     } else if (entry.key == "peak_tflops") {
       HWINFER_RETURN_IF_ERROR(ReadPeakTflops(path, entry, spec));
+    } else if (entry.key == "match") {
+      HWINFER_ASSIGN_OR_RETURN(spec.match, ReadMatch(path, entry));
     } else if (entry.key == "launch_overhead_us") {
       const std::optional<double> us = entry.value.IsScalar()
                                            ? config_internal::ParseNumber(entry.value.Scalar())
@@ -119,6 +154,56 @@ StatusOr<HardwareSpec> LoadHardwareSpec(const std::string& path) {
     // Not expected (types are checked before use); keeps the no-throw contract.
     return InvalidArgument(path + ": unexpected YAML error: " + e.msg);
   }
+}
+
+bool HardwareMatchesDevice(const HardwareSpec& spec, const std::string& device_name) {
+  const std::string name = Lowercase(device_name);
+  return std::any_of(spec.match.begin(), spec.match.end(), [&](const std::string& pattern) {
+    return name.find(Lowercase(pattern)) != std::string::npos;
+  });
+}
+
+std::vector<std::string> KnownHardwareDirs(const std::string& config_file) {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> candidates;
+  if (!config_file.empty()) {
+    const fs::path base = fs::path(config_file).parent_path();
+    candidates.push_back(base / "hardware");
+    candidates.push_back(base / ".." / "configs" / "hardware");
+  }
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&KnownHardwareDirs), &info) != 0 &&
+      info.dli_fname != nullptr) {
+    std::error_code ec;
+    const fs::path library = fs::canonical(info.dli_fname, ec);
+    if (!ec) candidates.push_back(library.parent_path().parent_path() / "share/hwinfer/hardware");
+  }
+  std::vector<std::string> dirs;
+  for (const fs::path& candidate : candidates) {
+    std::error_code ec;
+    if (!fs::is_directory(candidate, ec)) continue;
+    const std::string dir = fs::weakly_canonical(candidate, ec).string();
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  }
+  return dirs;
+}
+
+StatusOr<std::optional<HardwareSpec>> FindKnownHardware(const std::string& device_name,
+                                                        const std::vector<std::string>& dirs) {
+  namespace fs = std::filesystem;
+  for (const std::string& dir : dirs) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+      if (entry.path().extension() == ".yaml") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& file : files) {
+      HWINFER_ASSIGN_OR_RETURN(HardwareSpec spec, LoadHardwareSpec(file.string()));
+      if (HardwareMatchesDevice(spec, device_name)) return std::optional<HardwareSpec>(spec);
+    }
+  }
+  return std::optional<HardwareSpec>();
 }
 
 }  // namespace hwinfer

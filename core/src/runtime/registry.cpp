@@ -1,11 +1,15 @@
 // registry.cpp — turns a RuntimeConfig (or the plugin search path) into loaded plugins and a
 // priority-ordered list of selected devices, dropping devices two plugins both report. Errors
-// point at the config file:line:column. Opens devices only on request.
+// point at the config file:line:column. A device without a declared hardware file or spec peaks of
+// its own gets those of the known hardware file matching its name (hardware_spec.h). Opens
+// devices only on request.
 #include "hwinfer/registry.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
+#include "hwinfer/hardware_spec.h"
 #include "hwinfer/log.h"
 
 namespace hwinfer {
@@ -98,6 +102,7 @@ std::string RegisteredDevice::id() const { return plugin->name() + ":" + std::to
 StatusOr<Registry> Registry::FromConfig(const RuntimeConfig& config) {
   Registry registry;
   const std::vector<std::string> search_paths = PluginSearchPaths(config.plugin_paths);
+  const std::vector<std::string> hardware_dirs = KnownHardwareDirs(config.file);
   std::vector<Candidate> candidates;
   for (size_t b = 0; b < config.backends.size(); ++b) {
     const BackendConfig& backend = config.backends[b];
@@ -127,9 +132,14 @@ StatusOr<Registry> Registry::FromConfig(const RuntimeConfig& config) {
       candidate.device.plugin = plugin;
       candidate.device.ordinal = ordinal;
       candidate.device.priority = backend.priority;
-      if (device_config != nullptr) {
-        candidate.device.options = device_config->options;
-        if (device_config->hardware) info.ApplyHardwareSpec(*device_config->hardware);
+      if (device_config != nullptr) candidate.device.options = device_config->options;
+      if (device_config != nullptr && device_config->hardware) {
+        info.ApplyHardwareSpec(*device_config->hardware);
+      } else if (info.spec_peak_bandwidth_bytes_per_s == 0) {
+        // A known device (e.g. an H200 through Vulkan) gets its datasheet's peaks.
+        HWINFER_ASSIGN_OR_RETURN(std::optional<HardwareSpec> known,
+                                 FindKnownHardware(info.name, hardware_dirs));
+        if (known) info.ApplyHardwareSpec(*known);
       }
       candidate.device.info = std::move(info);
       candidate.backend_index = b;
