@@ -38,6 +38,10 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_quantize_q8_spv, shaders::k_quantize_q8_spv_words, 2};
     case ShaderId::kMatmulQ:
       return {shaders::k_matmul_q_spv, shaders::k_matmul_q_spv_words, 3};
+    case ShaderId::kAttentionDecode:
+      return {shaders::k_attention_decode_spv, shaders::k_attention_decode_spv_words, 9};
+    case ShaderId::kAttentionReduce:
+      return {shaders::k_attention_reduce_spv, shaders::k_attention_reduce_spv_words, 4};
   }
   return {nullptr, 0, 0};
 }

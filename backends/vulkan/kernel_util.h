@@ -1,5 +1,5 @@
 // kernel_util.h — what the Vulkan kernel families share (kernels.cpp, kernels_token.cpp,
-// kernels_gemm.cpp): the
+// kernels_gemm.cpp, kernels_kv.cpp, kernels_quant.cpp, kernels_attention_decode.cpp): the
 // shared-check context with this backend's limits hook, the operand helpers of dispatch.h's
 // convention, and each family's enqueue and limits functions. Internal to the plugin.
 #ifndef HWINFER_BACKENDS_VULKAN_KERNEL_UTIL_H_
@@ -37,6 +37,15 @@ uint32_t element_stride(const hwinfer_tensor_view& view, uint32_t dim);
 // The negative-stride limit every shader has (unsigned indexing); nullptr when none is negative.
 hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, const char* kernel,
                                             const char* operand);
+// The offset and every stride of |view| whole elements of its dtype and non-negative; otherwise
+// UNSUPPORTED naming |kernel| and |operand|.
+hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* kernel,
+                                      const char* operand);
+
+// kernels_attention_decode.cpp
+hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& desc);
+hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
+                                              const hwinfer_attention_decode_paged_desc* desc);
 
 // kernels_gemm.cpp
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
