@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/plugin_options.h"
+#include "device_requirements.h"
 #include "dispatch.h"
 #include "vk_internal.h"
 
@@ -125,10 +126,8 @@ bool describe(hwinfer_plugin* plugin, VkPhysicalDevice handle, PhysicalDevice* o
   features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
   features.pNext = &storage16;
   vk.vkGetPhysicalDeviceFeatures2(handle, &features);
-  if (timeline.timelineSemaphore != VK_TRUE) {
-    *why = "the timelineSemaphore feature is off";
-    return false;
-  }
+  DeviceFacts facts;
+  facts.timeline_semaphore = timeline.timelineSemaphore == VK_TRUE;
 
   // Properties: IDs, driver, subgroup, PCI address, integer dot product.
   VkPhysicalDeviceIDProperties ids{};
@@ -163,19 +162,18 @@ bool describe(hwinfer_plugin* plugin, VkPhysicalDevice handle, PhysicalDevice* o
   vk.vkGetPhysicalDeviceQueueFamilyProperties(handle, &n_families, nullptr);
   std::vector<VkQueueFamilyProperties> families(n_families);
   vk.vkGetPhysicalDeviceQueueFamilyProperties(handle, &n_families, families.data());
-  bool found = false;
   for (uint32_t f = 0; f < n_families; ++f) {
     if ((families[f].queueFlags & VK_QUEUE_COMPUTE_BIT) != 0 && families[f].queueCount > 0) {
       out->queue_family = f;
       out->timestamp_valid_bits = families[f].timestampValidBits;
-      found = true;
+      facts.compute_queue = true;
       break;
     }
   }
-  if (!found) {
-    *why = "no compute queue";
-    return false;
-  }
+  facts.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
+  facts.max_workgroup_size_x = limits.maxComputeWorkGroupSize[0];
+  *why = unmet_requirement(facts);
+  if (!why->empty()) return false;
 
   out->min_storage_offset_alignment = std::max<uint64_t>(1, limits.minStorageBufferOffsetAlignment);
   out->max_storage_buffer_range = limits.maxStorageBufferRange;

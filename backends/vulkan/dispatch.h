@@ -11,6 +11,9 @@
 //     shader needs them; at most 128 bytes of push constants (the Vulkan minimum).
 //   * An optional operand that is absent is bound to another operand's buffer (any valid binding)
 //     and a push-constant flag tells the shader to ignore it.
+//   * Shaders need no optional device feature (device_requirements.h): 16-bit and 8-bit values
+//     through 32-bit words, no subgroup operations, at most 16 KiB of shared memory (Vulkan's
+//     guaranteed minimum), workgroups of 256 invocations (checked per device at plugin_init).
 //   * Shaders walk rows with a stride of gl_NumWorkGroups, so the host may cap the workgroup count
 //     at the device's maxComputeWorkGroupCount.
 //   * Every command buffer begins with a full memory barrier (so work of earlier submissions on the
