@@ -368,6 +368,7 @@ void destroy_device(hwinfer_device* device) {
   if (device->device != VK_NULL_HANDLE) {
     if (device->fn.vkDeviceWaitIdle != nullptr) device->fn.vkDeviceWaitIdle(device->device);
     destroy_pipelines(device);
+    finish_host_copies(device, /*discard=*/true);  // left only by a failed wait
     release_memory_pools(device);
     if (device->fn.vkDestroyDevice != nullptr) {
       device->fn.vkDestroyDevice(device->device, nullptr);

@@ -6,7 +6,8 @@
 // value, exactly as stream_synchronize does, so a synchronized stream's events are complete.
 //
 // Must not block in event_query; event_destroy waits for a pending record to finish before it
-// frees the query pool the GPU writes.
+// frees the query pool the GPU writes. A completed synchronize or query also lands the pending D2H
+// copies it covers (stream.cpp, finish_host_copies).
 #include <cinttypes>
 #include <memory>
 
@@ -112,7 +113,9 @@ hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event) {
 hwinfer_error* event_synchronize(hwinfer_event* event) {
   return guarded("event_synchronize", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(event, "event_synchronize: event")) return error;
-    return wait_recorded(event, "event_synchronize");
+    if (hwinfer_error* error = wait_recorded(event, "event_synchronize")) return error;
+    finish_host_copies(event->device);  // D2H copies the event's point covers reach the host
+    return nullptr;
   });
 }
 
@@ -123,6 +126,7 @@ hwinfer_error* event_query(hwinfer_event* event, uint32_t* out_complete) {
       return error;
     }
     *out_complete = event->value == 0 || reached(event) ? 1u : 0u;
+    if (*out_complete != 0) finish_host_copies(event->device);
     return nullptr;
   });
 }

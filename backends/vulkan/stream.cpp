@@ -5,12 +5,13 @@
 //
 // Copies: H2D copies the host bytes into a fresh host-visible staging buffer at enqueue (so the
 // caller's memory is free at once) and records vkCmdCopyBuffer; the staging lives until the copy
-// has run. D2H records a copy into staging, then waits for it and copies to the host pointer before
-// returning (simple and correct; an asynchronous D2H is future work, see README.md). D2D is one
-// vkCmdCopyBuffer.
+// has run. D2H is asynchronous too: it records a copy into a staging buffer and returns; the
+// staging bytes reach the host pointer when the host next synchronizes (the stream, or an event
+// recorded after the copy on any stream of the device) or enqueues, once the copy has run
+// (finish_host_copies). D2D is one vkCmdCopyBuffer.
 //
 // Must be called for one stream from one thread at a time (plugin.h); must not block except in
-// synchronize, D2H and destroy.
+// synchronize and destroy.
 #include <cinttypes>
 #include <cstring>
 #include <memory>
@@ -27,6 +28,7 @@ void remember(hwinfer_stream* stream, hwinfer_error* error);
 // Frees every submission the GPU has passed, after turning its set error words into the stream's
 // pending error (Recording::error_word).
 void retire(hwinfer_stream* stream) {
+  finish_host_copies(stream->device);
   if (stream->in_flight.empty()) return;
   uint64_t reached = 0;
   const VkResult result = stream->device->fn.vkGetSemaphoreCounterValue(
@@ -56,6 +58,24 @@ void remember(hwinfer_stream* stream, hwinfer_error* error) {
 }
 
 }  // namespace
+
+void finish_host_copies(hwinfer_device* device, bool discard) {
+  std::lock_guard<std::mutex> lock(device->host_copy_mutex);
+  for (auto it = device->host_copies.begin(); it != device->host_copies.end();) {
+    uint64_t reached = 0;
+    if (!discard && device->fn.vkGetSemaphoreCounterValue(device->device, it->timeline->semaphore,
+                                                          &reached) != VK_SUCCESS) {
+      reached = 0;
+    }
+    if (!discard && reached < it->value) {
+      ++it;
+      continue;
+    }
+    if (!discard) std::memcpy(it->dst, it->staging->mapped, it->size_bytes);
+    release_buffer(it->staging);
+    it = device->host_copies.erase(it);
+  }
+}
 
 // Blocks until |semaphore| reaches |value|; device loss and the like become an error.
 Timeline::~Timeline() {
@@ -118,6 +138,14 @@ hwinfer_error* stream_synchronize(hwinfer_stream* stream) {
         remember(stream, error);
       }
     }
+    // Event waits not yet followed by work are part of the stream too: the host waits for them.
+    for (const auto& [timeline, value] : stream->pending_waits) {
+      if (hwinfer_error* error =
+              wait_timeline(stream->device, timeline->semaphore, value, "stream_synchronize")) {
+        remember(stream, error);
+      }
+    }
+    stream->pending_waits.clear();
     retire(stream);
     hwinfer_error* error = stream->pending_error;
     stream->pending_error = nullptr;
@@ -134,6 +162,7 @@ void stream_destroy(hwinfer_stream* stream) {
       device->fn.vkDeviceWaitIdle(device->device);
       for (Submission& submission : stream->in_flight) release_submission(stream, submission);
       stream->in_flight.clear();
+      finish_host_copies(device);
     }
     stream->pending_waits.clear();
     stream->timeline.reset();  // destroyed here unless an event still refers to it
@@ -183,26 +212,26 @@ hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t sr
     if (hwinfer_error* error = require_non_null(dst, "copy_d2h: dst")) return error;
     retire(stream);
     hwinfer_buffer* staging = nullptr;
-    {
-      Recording recording(stream);
-      if (hwinfer_error* error = recording.begin("copy_d2h")) return error;
-      if (hwinfer_error* error =
-              recording.transient(size_bytes, HWINFER_MEMORY_HOST_VISIBLE, &staging)) {
-        return error;
-      }
+    if (hwinfer_error* error =
+            allocate_buffer(stream->device, size_bytes, HWINFER_MEMORY_HOST_VISIBLE, &staging)) {
+      return error;
+    }
+    Recording recording(stream);
+    hwinfer_error* error = recording.begin("copy_d2h");
+    if (error == nullptr) {
       VkBufferCopy region{src_offset, 0, size_bytes};
       recording.fn().vkCmdCopyBuffer(recording.command_buffer(), src->buffer, staging->buffer, 1,
                                      &region);
-      if (hwinfer_error* error = recording.submit()) return error;
+      error = recording.submit();
     }
-    // The staging buffer belongs to the submission just made; it stays alive until retired,
-    // which cannot happen before this wait returns.
-    if (hwinfer_error* error = wait_timeline(stream->device, stream->timeline->semaphore,
-                                             stream->submitted, "copy_d2h")) {
+    if (error != nullptr) {
+      release_buffer(staging);
       return error;
     }
-    std::memcpy(dst, staging->mapped, size_bytes);
-    retire(stream);
+    // The host's half runs once the timeline passes stream->submitted (finish_host_copies).
+    std::lock_guard<std::mutex> lock(stream->device->host_copy_mutex);
+    stream->device->host_copies.push_back(
+        HostCopy{stream->timeline, stream->submitted, staging, dst, size_bytes});
     return nullptr;
   });
 }

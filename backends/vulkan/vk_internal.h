@@ -84,6 +84,16 @@ struct Timeline {
   ~Timeline();
 };
 
+// The last leg of an asynchronous D2H copy: once |timeline| reaches |value|, the staging bytes go
+// to the caller's host pointer and the staging buffer is freed (finish_host_copies, stream.cpp).
+struct HostCopy {
+  std::shared_ptr<Timeline> timeline;
+  uint64_t value = 0;
+  hwinfer_buffer* staging = nullptr;  // owned
+  void* dst = nullptr;
+  uint64_t size_bytes = 0;
+};
+
 struct Pipeline {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   VkPipelineLayout layout = VK_NULL_HANDLE;
@@ -118,6 +128,8 @@ struct hwinfer_device {
   std::map<uint32_t, hwinfer::vulkan::MemoryPool> pools;    // by memory type index
   std::mutex pipeline_mutex;                                // guards |pipelines|
   std::map<uint32_t, hwinfer::vulkan::Pipeline> pipelines;  // by ShaderId
+  std::mutex host_copy_mutex;                               // guards |host_copies|
+  std::deque<hwinfer::vulkan::HostCopy> host_copies;        // pending D2H last legs, any stream
   std::atomic<int64_t> live_buffers{0};
   std::atomic<int64_t> live_streams{0};
   std::atomic<int64_t> live_events{0};
@@ -224,6 +236,11 @@ void buffer_free(hwinfer_buffer* buffer);
 hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
 
 // stream.cpp
+// Completes every pending D2H copy of |device| whose submission has run (any stream): staging bytes
+// to the host pointer, staging freed. Runs wherever the host may look at memory next (every
+// synchronize, a completed event query, every enqueue). With |discard|, frees them all without
+// copying (device_close after a failed wait).
+void finish_host_copies(hwinfer_device* device, bool discard = false);
 // Blocks until |semaphore| reaches |value|; a failed wait (device lost) is an error naming |what|.
 hwinfer_error* wait_timeline(hwinfer_device* device, VkSemaphore semaphore, uint64_t value,
                              const char* what);

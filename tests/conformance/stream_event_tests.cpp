@@ -1,6 +1,7 @@
 // stream_event_tests.cpp — conformance of stream ordering and events: work on one stream runs in
 // order; work after a Wait on an event recorded on another stream observes that stream's writes;
-// event query and synchronize; device timestamps that are positive and monotone. Must not use
+// D2H results land by an event's or a waiting stream's synchronize; event query and synchronize;
+// device timestamps that are positive and monotone. Must not use
 // host-side sleeps or timing to "make" ordering happen: every check follows from the ABI's rules.
 #include <algorithm>
 #include <cstdint>
@@ -71,6 +72,37 @@ TEST_P(StreamEventTest, WaitOnEventOrdersWorkAcrossStreams) {
     EXPECT_TRUE(BytesEqual(host.data(), data.data(), size, "dst read on stream B after the wait"));
     ASSERT_OK(stream().Synchronize());  // |data| and |poison| must outlive A's copies
   }
+}
+
+// D2H is asynchronous on some backends; the host may read its destination after synchronizing an
+// event recorded after the copy, or another stream that waited on such an event. A: H2D x -> a,
+// D2H a -> first, H2D y -> a (after the copy in stream order), record E; E.Synchronize() ->
+// first == x. Then A: D2H a -> second, record E; B waits E; B.Synchronize() -> second == y.
+TEST_P(StreamEventTest, DeviceToHostLandsByEventOrWaitingStreamSynchronize) {
+  const uint64_t seed = TestSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  const uint64_t size = BigCopyBytes(info()) + 5;
+  const std::vector<uint8_t> x = RandomBytes(size, rng);
+  const std::vector<uint8_t> y = RandomBytes(size, rng);
+  ASSERT_OK_AND_ASSIGN(Stream other, device().CreateStream());
+  ASSERT_OK_AND_ASSIGN(Event copied, device().CreateEvent());
+  ASSERT_OK_AND_ASSIGN(Buffer a, device().Allocate(size));
+  std::vector<uint8_t> first(size, kPoisonByte), second(size, kPoisonByte);
+  SyncOnExit drain(stream()), drain_other(other);
+  ASSERT_OK(stream().CopyH2D(x.data(), a, 0, size));
+  ASSERT_OK(stream().CopyD2H(a, 0, first.data(), size));
+  ASSERT_OK(stream().CopyH2D(y.data(), a, 0, size));
+  ASSERT_OK(copied.Record(stream()));
+  ASSERT_OK(copied.Synchronize());
+  EXPECT_TRUE(BytesEqual(first.data(), x.data(), size, "D2H read after its event synchronized"));
+
+  ASSERT_OK(stream().CopyD2H(a, 0, second.data(), size));
+  ASSERT_OK(copied.Record(stream()));
+  ASSERT_OK(other.Wait(copied));
+  ASSERT_OK(other.Synchronize());
+  EXPECT_TRUE(BytesEqual(second.data(), y.data(), size, "D2H read after a waiting stream synced"));
+  ASSERT_OK(stream().Synchronize());
 }
 
 TEST_P(StreamEventTest, EventQueryAndSynchronize) {
