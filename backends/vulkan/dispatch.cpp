@@ -38,6 +38,8 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_quantize_q8_spv, shaders::k_quantize_q8_spv_words, 2};
     case ShaderId::kMatmulQ:
       return {shaders::k_matmul_q_spv, shaders::k_matmul_q_spv_words, 3};
+    case ShaderId::kAttentionPrefill:
+      return {shaders::k_attention_prefill_spv, shaders::k_attention_prefill_spv_words, 12};
   }
   return {nullptr, 0, 0};
 }

@@ -41,6 +41,8 @@ enum class ShaderId : uint32_t {
   kKvAppend = 6,
   kQuantizeQ8 = 7,
   kMatmulQ = 8,
+  // 9 and 10 are reserved (attention decode and its reduce, on another branch).
+  kAttentionPrefill = 11,
 };
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from

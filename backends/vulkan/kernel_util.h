@@ -1,5 +1,5 @@
 // kernel_util.h — what the Vulkan kernel families share (kernels.cpp, kernels_token.cpp,
-// kernels_gemm.cpp): the
+// kernels_gemm.cpp, kernels_kv.cpp, kernels_quant.cpp, kernels_attention_prefill.cpp): the
 // shared-check context with this backend's limits hook, the operand helpers of dispatch.h's
 // convention, and each family's enqueue and limits functions. Internal to the plugin.
 #ifndef HWINFER_BACKENDS_VULKAN_KERNEL_UTIL_H_
@@ -37,6 +37,16 @@ uint32_t element_stride(const hwinfer_tensor_view& view, uint32_t dim);
 // The negative-stride limit every shader has (unsigned indexing); nullptr when none is negative.
 hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, const char* kernel,
                                             const char* operand);
+// Offsets and strides of |view| must be whole elements (the shaders index elements of 32-bit
+// words) and non-negative; UNSUPPORTED with the reason otherwise.
+hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* kernel,
+                                      const char* operand);
+
+// kernels_attention_prefill.cpp
+hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& desc,
+                                        bool require_buffers);
+hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
+                                         const hwinfer_attention_prefill_desc* desc);
 
 // kernels_gemm.cpp
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);

@@ -2,8 +2,9 @@
 // bandwidth probe (READ by a shader, COPY by vkCmdCopyBuffer, WRITE by vkCmdFillBuffer plus
 // byte-exact edge copies), rms_norm (F32/F16, optional fused residual) and silu_mul (F32/F16);
 // embedding and rope are in kernels_token.cpp, gemm in kernels_gemm.cpp, kv_append in
-// kernels_kv.cpp, matmul_quantized in kernels_quant.cpp. Every other kernel kind (the attention
-// kernels) answers UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
+// kernels_kv.cpp, matmul_quantized in kernels_quant.cpp, attention_prefill in
+// kernels_attention_prefill.cpp. Every other kernel kind (attention_decode_paged) answers
+// UNSUPPORTED "not implemented in the Vulkan backend yet" and its slot is NULL.
 //
 // Descriptors are validated by the checks every backend shares (backends/common/kernel_checks.h),
 // from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
@@ -54,7 +55,8 @@ hwinfer_error* require_runnable(const hwinfer_tensor_view& view, const char* ker
 }
 
 // The shared checks' per-plugin hook (check_context.h).
-hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const void* desc) {
+hwinfer_error* vulkan_limits(const backend::CheckContext& context, uint32_t kind,
+                             const void* desc) {
   switch (kind) {
     case HWINFER_KERNEL_RMS_NORM: {
       const auto& d = *static_cast<const hwinfer_rms_norm_desc*>(desc);
@@ -79,6 +81,9 @@ hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const 
       return matmul_quantized_limits(*static_cast<const hwinfer_matmul_quantized_desc*>(desc));
     case HWINFER_KERNEL_KV_APPEND:
       return kv_append_limits(*static_cast<const hwinfer_kv_append_desc*>(desc));
+    case HWINFER_KERNEL_ATTENTION_PREFILL:
+      return attention_prefill_limits(*static_cast<const hwinfer_attention_prefill_desc*>(desc),
+                                      context.require_buffers);
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
     default:
@@ -293,7 +298,7 @@ const hwinfer_kernel_table kKernelTable = {
     .reserved0 = 0,
     .gemm = &enqueue_gemm,
     .matmul_quantized = &enqueue_matmul_quantized,
-    .attention_prefill = nullptr,
+    .attention_prefill = &enqueue_attention_prefill,
     .attention_decode_paged = nullptr,
     .kv_append = &enqueue_kv_append,
     .rms_norm = &enqueue_rms_norm,
@@ -346,6 +351,23 @@ hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, con
                                 "with unsigned offsets)",
                                 kernel, operand);
     }
+  }
+  return nullptr;
+}
+
+hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* kernel,
+                                      const char* operand) {
+  VK_RETURN_IF_ERROR(require_non_negative_strides(view, kernel, operand));
+  const auto element_bytes = static_cast<int64_t>(backend::dtype_element_bytes(view.dtype));
+  bool whole = element_bytes > 0 && view.offset_bytes % static_cast<uint64_t>(element_bytes) == 0;
+  for (uint32_t i = 0; whole && i < view.rank && i < HWINFER_MAX_RANK; ++i) {
+    whole = view.strides_bytes[i] % element_bytes == 0;
+  }
+  if (!whole) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "vulkan %s: operand %s has an offset or stride that is not a whole "
+                              "number of elements",
+                              kernel, operand);
   }
   return nullptr;
 }

@@ -23,23 +23,6 @@ struct KvAppendPush {
   uint32_t scale_offset, scale_block_stride, scale_head_stride;
 };
 
-// Offsets and strides of |view| must be whole elements and non-negative.
-hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* operand) {
-  VK_RETURN_IF_ERROR(require_non_negative_strides(view, "kv_append", operand));
-  const auto element_bytes = static_cast<int64_t>(backend::dtype_element_bytes(view.dtype));
-  bool whole = element_bytes > 0 && view.offset_bytes % static_cast<uint64_t>(element_bytes) == 0;
-  for (uint32_t i = 0; whole && i < view.rank && i < HWINFER_MAX_RANK; ++i) {
-    whole = view.strides_bytes[i] % element_bytes == 0;
-  }
-  if (!whole) {
-    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                              "vulkan kv_append: operand %s has an offset or stride that is not a "
-                              "whole number of elements",
-                              operand);
-  }
-  return nullptr;
-}
-
 hwinfer_error* record_side(Recording& recording, const hwinfer_device* device,
                            const hwinfer_kv_append_desc& d, const hwinfer_tensor_view& src,
                            const hwinfer_tensor_view& cache, const hwinfer_tensor_view& scales,
@@ -78,16 +61,16 @@ hwinfer_error* record_side(Recording& recording, const hwinfer_device* device,
 }  // namespace
 
 hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d) {
-  VK_RETURN_IF_ERROR(require_whole_elements(d.k, "k"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.v, "v"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.slot_mapping, "slot_mapping"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.k_cache, "k_cache"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.v_cache, "v_cache"));
+  VK_RETURN_IF_ERROR(require_whole_elements(d.k, "kv_append", "k"));
+  VK_RETURN_IF_ERROR(require_whole_elements(d.v, "kv_append", "v"));
+  VK_RETURN_IF_ERROR(require_whole_elements(d.slot_mapping, "kv_append", "slot_mapping"));
+  VK_RETURN_IF_ERROR(require_whole_elements(d.k_cache, "kv_append", "k_cache"));
+  VK_RETURN_IF_ERROR(require_whole_elements(d.v_cache, "kv_append", "v_cache"));
   if (d.k_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(d.k_scales, "k_scales"));
+    VK_RETURN_IF_ERROR(require_whole_elements(d.k_scales, "kv_append", "k_scales"));
   }
   if (d.v_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(d.v_scales, "v_scales"));
+    VK_RETURN_IF_ERROR(require_whole_elements(d.v_scales, "kv_append", "v_scales"));
   }
   return nullptr;
 }

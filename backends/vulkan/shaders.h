@@ -27,6 +27,8 @@ extern const uint32_t k_quantize_q8_spv[];
 extern const size_t k_quantize_q8_spv_words;
 extern const uint32_t k_matmul_q_spv[];
 extern const size_t k_matmul_q_spv_words;
+extern const uint32_t k_attention_prefill_spv[];
+extern const size_t k_attention_prefill_spv_words;
 
 }  // namespace hwinfer::vulkan::shaders
 
