@@ -42,6 +42,8 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_attention_decode_spv, shaders::k_attention_decode_spv_words, 9};
     case ShaderId::kAttentionReduce:
       return {shaders::k_attention_reduce_spv, shaders::k_attention_reduce_spv_words, 4};
+    case ShaderId::kAttentionPrefill:
+      return {shaders::k_attention_prefill_spv, shaders::k_attention_prefill_spv_words, 12};
   }
   return {nullptr, 0, 0};
 }

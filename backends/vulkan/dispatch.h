@@ -46,6 +46,7 @@ enum class ShaderId : uint32_t {
   kMatmulQ = 8,
   kAttentionDecode = 9,
   kAttentionReduce = 10,
+  kAttentionPrefill = 11,
 };
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from

@@ -1,5 +1,6 @@
 // kernel_util.h — what the Vulkan kernel families share (kernels.cpp, kernels_token.cpp,
-// kernels_gemm.cpp, kernels_kv.cpp, kernels_quant.cpp, kernels_attention_decode.cpp): the
+// kernels_gemm.cpp, kernels_kv.cpp, kernels_quant.cpp, kernels_attention_decode.cpp,
+// kernels_attention_prefill.cpp): the
 // shared-check context with this backend's limits hook, the operand helpers of dispatch.h's
 // convention, and each family's enqueue and limits functions. Internal to the plugin.
 #ifndef HWINFER_BACKENDS_VULKAN_KERNEL_UTIL_H_
@@ -46,6 +47,12 @@ hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const cha
 hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& desc);
 hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
                                               const hwinfer_attention_decode_paged_desc* desc);
+
+// kernels_attention_prefill.cpp
+hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& desc,
+                                        bool require_buffers);
+hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
+                                         const hwinfer_attention_prefill_desc* desc);
 
 // kernels_gemm.cpp
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);

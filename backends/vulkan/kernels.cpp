@@ -3,8 +3,7 @@
 // byte-exact edge copies), rms_norm (F32/F16, optional fused residual) and silu_mul (F32/F16);
 // embedding and rope are in kernels_token.cpp, gemm in kernels_gemm.cpp, kv_append in
 // kernels_kv.cpp, matmul_quantized in kernels_quant.cpp, attention_decode_paged in
-// kernels_attention_decode.cpp. Every other kernel kind (attention_prefill) answers UNSUPPORTED
-// "not implemented in the Vulkan backend yet" and its slot is NULL.
+// kernels_attention_decode.cpp, attention_prefill in kernels_attention_prefill.cpp.
 //
 // Descriptors are validated by the checks every backend shares (backends/common/kernel_checks.h),
 // from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
@@ -55,7 +54,8 @@ hwinfer_error* require_runnable(const hwinfer_tensor_view& view, const char* ker
 }
 
 // The shared checks' per-plugin hook (check_context.h).
-hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const void* desc) {
+hwinfer_error* vulkan_limits(const backend::CheckContext& context, uint32_t kind,
+                             const void* desc) {
   switch (kind) {
     case HWINFER_KERNEL_RMS_NORM: {
       const auto& d = *static_cast<const hwinfer_rms_norm_desc*>(desc);
@@ -83,12 +83,18 @@ hwinfer_error* vulkan_limits(const backend::CheckContext&, uint32_t kind, const 
     case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
       return attention_decode_limits(
           *static_cast<const hwinfer_attention_decode_paged_desc*>(desc));
+    case HWINFER_KERNEL_ATTENTION_PREFILL:
+      return attention_prefill_limits(*static_cast<const hwinfer_attention_prefill_desc*>(desc),
+                                      context.require_buffers);
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
-    default:
+    default: {  // every kind of ABI 1.0 is handled above; a newer kind is not known here
+      const char* name = hwinfer_kernel_kind_name(kind);
       return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                                "%s is not implemented in the Vulkan backend yet",
-                                hwinfer_kernel_kind_name(kind));
+                                "kernel kind %" PRIu32 " (%s) is not implemented in the Vulkan "
+                                "backend",
+                                kind, name != nullptr ? name : "unknown");
+    }
   }
 }
 
@@ -297,7 +303,7 @@ const hwinfer_kernel_table kKernelTable = {
     .reserved0 = 0,
     .gemm = &enqueue_gemm,
     .matmul_quantized = &enqueue_matmul_quantized,
-    .attention_prefill = nullptr,
+    .attention_prefill = &enqueue_attention_prefill,
     .attention_decode_paged = &enqueue_attention_decode_paged,
     .kv_append = &enqueue_kv_append,
     .rms_norm = &enqueue_rms_norm,
