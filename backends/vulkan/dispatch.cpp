@@ -44,6 +44,8 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_attention_reduce_spv, shaders::k_attention_reduce_spv_words, 4};
     case ShaderId::kAttentionPrefill:
       return {shaders::k_attention_prefill_spv, shaders::k_attention_prefill_spv_words, 12};
+    case ShaderId::kMatmulQDequant:
+      return {shaders::k_matmul_q_dequant_spv, shaders::k_matmul_q_dequant_spv_words, 3};
   }
   return {nullptr, 0, 0};
 }

@@ -47,6 +47,7 @@ enum class ShaderId : uint32_t {
   kAttentionDecode = 9,
   kAttentionReduce = 10,
   kAttentionPrefill = 11,
+  kMatmulQDequant = 14,
 };
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from

@@ -1,8 +1,12 @@
-// kernels_quant.cpp — the Vulkan backend's matmul_quantized (Q8_0 and Q4_0 weights): x is first
-// quantized to 8-bit blocks of 32 (shaders/quantize_q8.comp, bit for bit the CPU backend's rule:
-// d = amax / 127, q = lround(x / d)) into a scratch buffer, then shaders/matmul_q.comp takes
-// integer dot products per block and sums d_w * d_x * dot in block order, as the CPU backend's
-// decode path does. One invocation per y element; correctness first, not tuned.
+// kernels_quant.cpp — the Vulkan backend's matmul_quantized (Q8_0 and Q4_0 weights), on the same
+// two paths as the CPU backend (backends/cpu/matmul_quantized.h), so both backends round alike:
+//   m <= kQuantizedXMaxM (decode): x is first quantized to 8-bit blocks of 32
+//     (shaders/quantize_q8.comp, bit for bit the CPU backend's rule: d = amax / 127,
+//     q = lround(x / d)) into a scratch buffer, then shaders/matmul_q.comp takes integer dot
+//     products per block and sums d_w * d_x * dot in block order. One invocation per y element.
+//   larger m (prefill): x stays exact; shaders/matmul_q_dequant.comp dequantizes the weights as it
+//     loads them into the tiles of an F32 GEMM.
+// Correctness first, not tuned.
 #include <cinttypes>
 
 #include "common/dtype_info.h"
@@ -18,6 +22,17 @@ constexpr uint64_t kXqBlockWords = 9;  // d + 32 int8 (quantize_q8.comp)
 struct QuantizePush {
   uint32_t m, blocks;
   uint32_t x_offset, x_row_stride;
+};
+
+// The largest m that quantizes x (the CPU backend's kMatmulQuantizedGemvMaxM).
+constexpr uint64_t kQuantizedXMaxM = 8;
+constexpr uint64_t kDequantTile = 16;  // TILE of shaders/matmul_q_dequant.comp
+
+struct DequantPush {
+  uint32_t m, n, k, q4;
+  uint32_t x_offset, x_row_stride;
+  uint32_t w_offset, w_row_stride;
+  uint32_t y_offset, y_row_stride;
 };
 
 struct MatmulQPush {
@@ -71,6 +86,23 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
                         blocks * block_bytes(desc->w.dtype)};
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("matmul_quantized"));
+    if (m > kQuantizedXMaxM) {
+      DequantPush push{};
+      push.m = static_cast<uint32_t>(m);
+      push.n = static_cast<uint32_t>(n);
+      push.k = static_cast<uint32_t>(desc->k);
+      push.q4 = desc->w.dtype == HWINFER_DTYPE_Q4_0 ? 1u : 0u;
+      push.x_offset = element_remainder(device, desc->x);
+      push.x_row_stride = element_stride(desc->x, 0);
+      push.w_offset = static_cast<uint32_t>(binding_remainder(device, w));
+      push.w_row_stride = static_cast<uint32_t>(desc->w.strides_bytes[0]);
+      push.y_offset = element_remainder(device, desc->y);
+      push.y_row_stride = element_stride(desc->y, 0);
+      VK_RETURN_IF_ERROR(recording.dispatch(
+          ShaderId::kMatmulQDequant, {operand_of(desc->x), w, operand_of(desc->y)}, &push,
+          sizeof(push), div_up(n, kDequantTile), div_up(m, kDequantTile)));
+      return recording.submit();
+    }
     hwinfer_buffer* xq = nullptr;
     VK_RETURN_IF_ERROR(recording.transient(xq_bytes, HWINFER_MEMORY_DEVICE, &xq));
     const Operand xq_operand{xq, 0, xq_bytes};

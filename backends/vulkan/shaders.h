@@ -33,6 +33,8 @@ extern const uint32_t k_attention_reduce_spv[];
 extern const size_t k_attention_reduce_spv_words;
 extern const uint32_t k_attention_prefill_spv[];
 extern const size_t k_attention_prefill_spv_words;
+extern const uint32_t k_matmul_q_dequant_spv[];
+extern const size_t k_matmul_q_dequant_spv_words;
 
 }  // namespace hwinfer::vulkan::shaders
 

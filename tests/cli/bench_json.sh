@@ -3,7 +3,7 @@
 # files it writes: the JSON has every vLLM key and section, its numbers agree with each other
 # (completed requests, token totals, E2E vs TTFT + TPOT x (n_out - 1) per request from the CSV),
 # the CSV and Markdown files exist, and the --tokens file has one line per request whose output
-# length matches the CSV.
+# length matches the CSV, with the 5 best candidates of each position (the first = the greedy token).
 set -euo pipefail
 hw="$1"; config="$2"; out="$3"
 rm -rf "$out"; mkdir -p "$out"
@@ -41,6 +41,11 @@ for t, r in zip(tokens, rows):
     assert len(t["output"]) == int(r["output_tokens"]), (t, r)
     assert t["input_tokens"] == int(r["input_tokens"]), (t, r)
     assert all(isinstance(x, int) and x >= 0 for x in t["output"]), t
+    # greedy: each position's best candidate is the token produced; candidates best first
+    assert len(t["top"]) == len(t["output"]), t
+    for token, top in zip(t["output"], t["top"]):
+        assert len(top) == 5 and top[0][0] == token, (token, top)
+        assert all(top[j][1] >= top[j + 1][1] for j in range(4)), top
 mean_e2e = sum(float(r["e2el_ms"]) for r in rows) / len(rows)
 assert abs(mean_e2e - doc["mean_e2el_ms"]) < 1e-3 * max(1.0, mean_e2e), (mean_e2e, doc["mean_e2el_ms"])
 print("bench JSON complete and consistent:", doc["completed"], "requests")

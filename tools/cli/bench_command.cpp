@@ -4,9 +4,9 @@
 // (RunBench) on one device, draws a progress line on stderr while it runs, prints the summary table
 // on stdout and writes the result JSON (2-space indent), the per-request and per-step CSVs
 // (<prefix>_requests.csv, <prefix>_steps.csv), the Markdown summary and the generated tokens (one
-// JSON line per request: {"id", "input_tokens", "output"}; greedy, so two backends that agree
-// write the same file) where asked. Output paths come from the flags, else from the config's
-// `output:` section.
+// JSON line per request: {"id", "input_tokens", "output", "top": the 5 best [id, logit] of every
+// output position}; tools/compare_tokens.py compares two such files) where asked. Output paths
+// come from the flags, else from the config's `output:` section.
 #include <fmt/format.h>
 
 #include <memory>
@@ -24,13 +24,26 @@ struct BenchOptions {
   std::string json_out, csv_prefix, markdown_out, tokens_out;
 };
 
-// One JSON line per request, in id order: {"id": 3, "input_tokens": 57, "output": [12, 7, ...]}.
+// The candidates kept per output token in the --tokens file.
+constexpr int32_t kTopLogits = 5;
+
+// One JSON line per request, in id order: {"id": 3, "input_tokens": 57, "output": [12, 7, ...],
+// "top": [[[12, 3.25], [40, 3.19], ...], ...]} (per output token its kTopLogits best [id, logit]).
 std::string TokensJsonLines(const BenchResult& result) {
   std::string text;
   for (size_t i = 0; i < result.requests.size() && i < result.outputs.size(); ++i) {
+    nlohmann::json top = nlohmann::json::array();
+    if (i < result.top_logits.size()) {
+      for (const std::vector<TokenLogit>& candidates : result.top_logits[i]) {
+        nlohmann::json position = nlohmann::json::array();
+        for (const TokenLogit& c : candidates) position.push_back({c.token, c.logit});
+        top.push_back(std::move(position));
+      }
+    }
     const nlohmann::json line = {{"id", result.requests[i].id},
                                  {"input_tokens", result.requests[i].input_tokens},
-                                 {"output", result.outputs[i]}};
+                                 {"output", result.outputs[i]},
+                                 {"top", std::move(top)}};
     text += line.dump() + "\n";
   }
   return text;
@@ -57,6 +70,9 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
   PreparedBench& bench = **prepared;
   const bool progress = !options.flags.no_progress;
   bench.run_options.on_progress = MakeProgressLine(progress, "");
+  if (!options.tokens_out.empty() || !bench.config.tokens_out.empty()) {
+    bench.run_options.top_logits = kTopLogits;
+  }
   StatusOr<BenchResult> result = RunBench(bench.config, bench.device, bench.run_options);
   if (bench.run_options.on_progress) EndProgressLine(progress);
   if (!result.ok()) return ReportError(result.status());

@@ -40,6 +40,15 @@ struct BenchRunOptions {
   double measured_bandwidth_bytes_per_s = 0;  // from the probe; 0 = run it
   double measured_flops = 0;
   std::function<void(const BenchProgress&)> on_progress;  // called after each step
+  // Keep the |top_logits| largest logits (id, value) of every output token's distribution, for
+  // comparing backends (`hwinfer bench --tokens`); 0 = none.
+  int32_t top_logits = 0;
+};
+
+// One candidate of an output token's distribution.
+struct TokenLogit {
+  int32_t token = 0;
+  float logit = 0;
 };
 
 struct BenchResult {
@@ -47,6 +56,9 @@ struct BenchResult {
   std::vector<RequestRecord> requests;
   std::vector<StepRecord> steps;
   std::vector<std::vector<int32_t>> outputs;  // per request (by id): the tokens it produced
+  // Per request, per output token: the BenchRunOptions::top_logits best candidates, best first
+  // (empty unless asked for).
+  std::vector<std::vector<std::vector<TokenLogit>>> top_logits;
   double host_overhead_s = 0;  // time spent in the scheduler and metrics (not in Step)
   double step_time_s = 0;      // sum of step times on the run clock
   nlohmann::json json;         // the whole result document (env, model, workload, scheduler,

@@ -13,7 +13,8 @@
 namespace hwinfer {
 
 struct ProbeOptions {
-  uint64_t bandwidth_bytes = 256ull << 20;  // working set per probe buffer
+  uint64_t bandwidth_bytes = 256ull << 20;  // working set per probe buffer (at most the device's
+                                            // max_allocation_bytes)
   uint32_t bandwidth_iterations = 4;        // passes per timed launch
   int64_t gemm_size = 512;                  // m = n = k
   int repetitions = 5;                      // timed launches; the median is reported

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <map>
 #include <thread>
 
 #include "hwinfer/llama_executor.h"
@@ -32,6 +33,22 @@ using SteadyClock = std::chrono::steady_clock;
 
 double SecondsSince(SteadyClock::time_point start) {
   return std::chrono::duration<double>(SteadyClock::now() - start).count();
+}
+
+// The |k| largest logits, best first (ties: the lower id first, as greedy sampling picks).
+std::vector<TokenLogit> TopLogits(const std::vector<float>& logits, int32_t k) {
+  std::vector<int32_t> ids(logits.size());
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
+  const auto n = std::min<size_t>(static_cast<size_t>(k), ids.size());
+  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(),
+                    [&](int32_t a, int32_t b) {
+                      const float la = logits[static_cast<size_t>(a)];
+                      const float lb = logits[static_cast<size_t>(b)];
+                      return la > lb || (la == lb && a < b);
+                    });
+  std::vector<TokenLogit> top(n);
+  for (size_t i = 0; i < n; ++i) top[i] = {ids[i], logits[static_cast<size_t>(ids[i])]};
+  return top;
 }
 
 StatusOr<uint32_t> ParseKvDtype(const std::string& name) {
@@ -203,6 +220,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   BenchResult result;
   result.requests.resize(workload.size());
   result.outputs.resize(workload.size());
+  if (options.top_logits > 0) result.top_logits.resize(workload.size());
   for (size_t i = 0; i < workload.size(); ++i) {
     RequestRecord& r = result.requests[i];
     r.id = workload[i].id;
@@ -281,12 +299,22 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
       if (logits[c].empty()) continue;
       HWINFER_ASSIGN_OR_RETURN(sampled[c], sampler.Sample(logits[c]));
     }
+    std::map<RequestId, std::vector<TokenLogit>> step_top;  // of the chunks that sampled
+    if (options.top_logits > 0) {
+      for (size_t c = 0; c < plan.chunks.size(); ++c) {
+        if (!logits[c].empty())
+          step_top[plan.requests[c]] = TopLogits(logits[c], options.top_logits);
+      }
+    }
 
     const SteadyClock::time_point record_start = SteadyClock::now();
     for (const TokenEvent& event : scheduler->Complete(plan, sampled)) {
       RequestRecord& r = result.requests[static_cast<size_t>(event.request)];
       r.token_times_s.push_back(step_end);
       result.outputs[static_cast<size_t>(event.request)].push_back(event.token);
+      if (options.top_logits > 0) {
+        result.top_logits[static_cast<size_t>(event.request)].push_back(step_top[event.request]);
+      }
       r.output_tokens = static_cast<int64_t>(r.token_times_s.size());
       ++output_tokens;
       if (event.finished) {

@@ -52,7 +52,10 @@ StatusOr<Buffer> FilledBuffer(Device& device, Stream& stream, const std::vector<
 
 StatusOr<ProbeMeasurement> MeasureBandwidth(const std::shared_ptr<Device>& device, uint32_t mode,
                                             const ProbeOptions& options) {
-  const uint64_t size = options.bandwidth_bytes;
+  // A device whose buffers are smaller (lavapipe: 128 MiB) probes with the largest it allows.
+  const uint64_t max_bytes = device->info().max_allocation_bytes;
+  const uint64_t size =
+      max_bytes > 0 ? std::min(options.bandwidth_bytes, max_bytes) : options.bandwidth_bytes;
   hwinfer_bandwidth_probe_desc desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.struct_size = sizeof(desc);

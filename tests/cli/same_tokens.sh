@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# tests/cli/same_tokens.sh HWINFER CONFIG OUT_DIR DEVICE_A DEVICE_B — two backends in one process
+# and token-for-token agreement: `hwinfer devices` under CONFIG must list both devices, then
+# `hwinfer bench` runs CONFIG's workload on each and tools/compare_tokens.py compares the greedy
+# output tokens (--tokens) request by request: identical, except that a request may diverge at a
+# near-tie of its top two candidates in both runs (rounding; see compare_tokens.py). At least half
+# of the requests must be identical throughout.
+set -euo pipefail
+hw="$1"; config="$2"; out="$3"; a="$4"; b="$5"
+rm -rf "$out"; mkdir -p "$out"
+"$hw" --config "$config" devices --no-probe >"$out/devices.txt"
+for device in "$a" "$b"; do
+  if ! grep -q "\] $device\$" "$out/devices.txt"; then
+    echo "same_tokens: '$device' is not in the device list of $config:" >&2
+    cat "$out/devices.txt" >&2
+    exit 1
+  fi
+done
+for device in "$a" "$b"; do
+  "$hw" bench --config "$config" --device "$device" --no-progress \
+    --tokens "$out/$device.jsonl" >"$out/$device.txt"
+done
+summary=$(python3 "$(dirname "$0")/../../tools/compare_tokens.py" "$out/$a.jsonl" "$out/$b.jsonl")
+echo "$summary"
+python3 - "$summary" <<'PY'
+import re, sys
+identical, total = map(int, re.search(r"(\d+) of (\d+) requests identical", sys.argv[1]).groups())
+if total == 0 or 2 * identical < total:
+    sys.exit(f"same_tokens: only {identical} of {total} requests identical throughout")
+PY
