@@ -172,6 +172,8 @@ bool describe(hwinfer_plugin* plugin, VkPhysicalDevice handle, PhysicalDevice* o
   }
   facts.max_workgroup_invocations = limits.maxComputeWorkGroupInvocations;
   facts.max_workgroup_size_x = limits.maxComputeWorkGroupSize[0];
+  facts.max_stage_storage_buffers = limits.maxPerStageDescriptorStorageBuffers;
+  facts.max_set_storage_buffers = limits.maxDescriptorSetStorageBuffers;
   *why = unmet_requirement(facts);
   if (!why->empty()) return false;
 

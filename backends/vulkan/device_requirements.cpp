@@ -15,6 +15,15 @@ std::string unmet_requirement(const DeviceFacts& facts) {
     return "maxComputeWorkGroupSize[0] is " + std::to_string(facts.max_workgroup_size_x) +
            "; the shaders need " + std::to_string(kShaderWorkgroupSize);
   }
+  if (facts.max_stage_storage_buffers < kShaderMaxStorageBuffers) {
+    return "maxPerStageDescriptorStorageBuffers is " +
+           std::to_string(facts.max_stage_storage_buffers) + "; the shaders need " +
+           std::to_string(kShaderMaxStorageBuffers);
+  }
+  if (facts.max_set_storage_buffers < kShaderMaxStorageBuffers) {
+    return "maxDescriptorSetStorageBuffers is " + std::to_string(facts.max_set_storage_buffers) +
+           "; the shaders need " + std::to_string(kShaderMaxStorageBuffers);
+  }
   return "";
 }
 

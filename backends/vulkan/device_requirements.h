@@ -5,7 +5,8 @@
 // The shaders deliberately need nothing optional beyond timeline semaphores: 16-bit and 8-bit
 // values go through 32-bit words (no storageBuffer16BitAccess / storageBuffer8BitAccess), no
 // subgroup operations, no integer-dot extension, and each shader's shared memory stays within
-// Vulkan's guaranteed 16 KiB. The one limit above Vulkan's minimum is the workgroup size.
+// Vulkan's guaranteed 16 KiB. Two limits are above Vulkan's minimum: the workgroup size and the
+// storage buffers one shader binds (every GPU has them; some embedded devices do not).
 // Must not include Vulkan headers (the unit tests compile it without them).
 #ifndef HWINFER_BACKENDS_VULKAN_DEVICE_REQUIREMENTS_H_
 #define HWINFER_BACKENDS_VULKAN_DEVICE_REQUIREMENTS_H_
@@ -16,12 +17,16 @@
 namespace hwinfer::vulkan {
 
 constexpr uint32_t kShaderWorkgroupSize = 256;  // HWINFER_WORKGROUP_SIZE of shaders/common.glsl
+// The most storage buffers one shader binds (attention_prefill: 12); dispatch.cpp refuses more.
+constexpr uint32_t kShaderMaxStorageBuffers = 12;
 
 struct DeviceFacts {
   bool timeline_semaphore = false;         // VkPhysicalDeviceTimelineSemaphoreFeatures
   bool compute_queue = false;              // a queue family with VK_QUEUE_COMPUTE_BIT
   uint32_t max_workgroup_invocations = 0;  // maxComputeWorkGroupInvocations (Vulkan minimum 128)
   uint32_t max_workgroup_size_x = 0;       // maxComputeWorkGroupSize[0] (Vulkan minimum 128)
+  uint32_t max_stage_storage_buffers = 0;  // maxPerStageDescriptorStorageBuffers (minimum 4)
+  uint32_t max_set_storage_buffers = 0;    // maxDescriptorSetStorageBuffers (minimum 24)
 };
 
 // "" when the device can run every shader; else what it lacks, e.g. "maxComputeWorkGroupInvocations

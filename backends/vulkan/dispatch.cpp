@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "device_requirements.h"
 #include "shaders.h"
 
 namespace hwinfer::vulkan {
@@ -74,6 +75,12 @@ hwinfer_error* get_pipeline(hwinfer_device* device, ShaderId id, const Pipeline*
   if (shader.code == nullptr) {
     return hwinfer_make_error(HWINFER_STATUS_INTERNAL, "vulkan: unknown shader id %" PRIu32,
                               static_cast<uint32_t>(id));
+  }
+  if (shader.n_bindings > kShaderMaxStorageBuffers) {  // device_requirements.h checked the device
+    return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
+                              "vulkan: shader %" PRIu32 " has %" PRIu32
+                              " bindings, more than kShaderMaxStorageBuffers",
+                              static_cast<uint32_t>(id), shader.n_bindings);
   }
   const DeviceFunctions& fn = device->fn;
   Pipeline p;

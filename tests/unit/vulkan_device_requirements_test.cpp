@@ -18,6 +18,8 @@ DeviceFacts Capable() {
   facts.compute_queue = true;
   facts.max_workgroup_invocations = 1024;
   facts.max_workgroup_size_x = 1024;
+  facts.max_stage_storage_buffers = 16;
+  facts.max_set_storage_buffers = 96;
   return facts;
 }
 
@@ -46,6 +48,15 @@ TEST(VulkanDeviceRequirements, EachMissingFeatureOrLimitIsNamed) {
   DeviceFacts narrow = Capable();
   narrow.max_workgroup_size_x = 128;
   EXPECT_EQ(unmet_requirement(narrow), "maxComputeWorkGroupSize[0] is 128; the shaders need 256");
+
+  DeviceFacts few_bindings = Capable();
+  few_bindings.max_stage_storage_buffers = 8;
+  EXPECT_EQ(unmet_requirement(few_bindings),
+            "maxPerStageDescriptorStorageBuffers is 8; the shaders need 12");
+
+  DeviceFacts small_sets = Capable();
+  small_sets.max_set_storage_buffers = 4;
+  EXPECT_THAT(unmet_requirement(small_sets), HasSubstr("maxDescriptorSetStorageBuffers is 4"));
 }
 
 }  // namespace
