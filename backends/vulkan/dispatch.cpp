@@ -311,22 +311,43 @@ hwinfer_error* Recording::dispatch(ShaderId shader, std::initializer_list<Operan
 }
 
 hwinfer_error* Recording::submit() {
-  hwinfer_device* device = stream_->device;
-  const DeviceFunctions& fn = device->fn;
+  const DeviceFunctions& fn = stream_->device->fn;
   VkCommandBuffer cb = submission_.command_buffer;
   // Device writes visible to the host (D2H staging, mapped buffers) once the timeline passes.
   full_barrier(fn, cb, VK_PIPELINE_STAGE_HOST_BIT | VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                VK_ACCESS_HOST_READ_BIT | VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT);
-  VkResult result = fn.vkEndCommandBuffer(cb);
+  const VkResult result = fn.vkEndCommandBuffer(cb);
   if (result != VK_SUCCESS) return vk_error(result, what_, "vkEndCommandBuffer");
+  stream_->pending.push_back(std::move(submission_));
+  submission_ = Submission{};
+  submitted_ = true;
+  // Submit at once while the GPU has nothing to run (no added latency); batch while it is busy.
+  bool idle = stream_->in_flight.empty();
+  if (!idle) {
+    uint64_t reached = 0;
+    idle = fn.vkGetSemaphoreCounterValue(stream_->device->device, stream_->timeline->semaphore,
+                                         &reached) == VK_SUCCESS &&
+           reached >= stream_->submitted;
+  }
+  if (idle || stream_->pending.size() >= kMaxPendingCommandBuffers) return flush(stream_);
+  return nullptr;
+}
 
-  const uint64_t value = stream_->submitted + 1;
-  VkSemaphore signal_semaphore = stream_->timeline->semaphore;
-  const uint32_t n_signals = 1;
+hwinfer_error* flush(hwinfer_stream* stream) {
+  if (stream->pending.empty()) return nullptr;
+  hwinfer_device* device = stream->device;
+  const DeviceFunctions& fn = device->fn;
+  std::vector<VkCommandBuffer> command_buffers;
+  command_buffers.reserve(stream->pending.size());
+  for (const Submission& submission : stream->pending) {
+    command_buffers.push_back(submission.command_buffer);
+  }
+  const uint64_t value = stream->submitted + 1;
+  VkSemaphore signal_semaphore = stream->timeline->semaphore;
   std::vector<VkSemaphore> wait_semaphores;
   std::vector<uint64_t> wait_values;
   std::vector<VkPipelineStageFlags> wait_stages;
-  for (const auto& [timeline_of_event, wait_value] : stream_->pending_waits) {
+  for (const auto& [timeline_of_event, wait_value] : stream->pending_waits) {
     wait_semaphores.push_back(timeline_of_event->semaphore);
     wait_values.push_back(wait_value);
     wait_stages.push_back(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
@@ -335,7 +356,7 @@ hwinfer_error* Recording::submit() {
   timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
   timeline.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values.size());
   timeline.pWaitSemaphoreValues = wait_values.data();
-  timeline.signalSemaphoreValueCount = n_signals;
+  timeline.signalSemaphoreValueCount = 1;
   timeline.pSignalSemaphoreValues = &value;
   VkSubmitInfo submit{};
   submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
@@ -343,21 +364,27 @@ hwinfer_error* Recording::submit() {
   submit.waitSemaphoreCount = static_cast<uint32_t>(wait_semaphores.size());
   submit.pWaitSemaphores = wait_semaphores.data();
   submit.pWaitDstStageMask = wait_stages.data();
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &cb;
-  submit.signalSemaphoreCount = n_signals;
+  submit.commandBufferCount = static_cast<uint32_t>(command_buffers.size());
+  submit.pCommandBuffers = command_buffers.data();
+  submit.signalSemaphoreCount = 1;
   submit.pSignalSemaphores = &signal_semaphore;
+  VkResult result;
   {
     std::lock_guard<std::mutex> lock(device->queue_mutex);
     result = fn.vkQueueSubmit(device->queue, 1, &submit, VK_NULL_HANDLE);
   }
-  if (result != VK_SUCCESS) return vk_error(result, what_, "vkQueueSubmit");
-  stream_->pending_waits.clear();
-  stream_->submitted = value;
-  submission_.value = value;
-  stream_->in_flight.push_back(std::move(submission_));
-  submission_ = Submission{};
-  submitted_ = true;
+  if (result != VK_SUCCESS) {  // nothing of it runs: free it all
+    for (Submission& submission : stream->pending) release_submission(stream, submission);
+    stream->pending.clear();
+    return vk_error(result, "flush", "vkQueueSubmit");
+  }
+  stream->pending_waits.clear();
+  stream->submitted = value;
+  for (Submission& submission : stream->pending) {
+    submission.value = value;
+    stream->in_flight.push_back(std::move(submission));
+  }
+  stream->pending.clear();
   return nullptr;
 }
 

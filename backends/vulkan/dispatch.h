@@ -16,6 +16,9 @@
 //     guaranteed minimum), workgroups of 256 invocations (checked per device at plugin_init).
 //   * Shaders walk rows with a stride of gl_NumWorkGroups, so the host may cap the workgroup count
 //     at the device's maxComputeWorkGroupCount.
+//   * Each enqueue records its own command buffer (so a failed enqueue leaves nothing behind); the
+//     stream submits the ones waiting together in one vkQueueSubmit (flush) when the GPU has
+//     nothing left to run, when kMaxPendingCommandBuffers wait, or when the host needs them run.
 //   * Every command buffer begins with a full memory barrier (so work of earlier submissions on the
 //     shared queue is complete and visible) and ends with one that makes device writes visible to
 //     the host; within a command buffer, Recording::barrier() separates dependent commands.
@@ -89,8 +92,7 @@ class Recording {
   hwinfer_error* dispatch(ShaderId shader, std::initializer_list<Operand> operands,
                           const void* push, uint32_t push_bytes, uint64_t groups_x,
                           uint64_t groups_y = 1);
-  // Ends the command buffer and submits it: waits for the stream's pending event waits and
-  // signals the stream's next timeline value (stream->submitted afterwards).
+  // Ends the command buffer and queues it on the stream (stream->pending); flushes when due.
   hwinfer_error* submit();
 
  private:
@@ -99,6 +101,14 @@ class Recording {
   Submission submission_;
   bool submitted_ = false;
 };
+
+// Command buffers a stream holds before it submits them without being asked to.
+constexpr size_t kMaxPendingCommandBuffers = 32;
+
+// Submits every pending command buffer of |stream| in one vkQueueSubmit that waits for the
+// stream's pending event waits and signals the stream's next timeline value (stream->submitted
+// afterwards). A no-op with nothing pending.
+hwinfer_error* flush(hwinfer_stream* stream);
 
 // Frees the resources of a finished submission (stream.cpp's retire, and ~Recording).
 void release_submission(hwinfer_stream* stream, Submission& submission);

@@ -89,6 +89,7 @@ hwinfer_error* event_record(hwinfer_event* event, hwinfer_stream* stream) {
           recording.command_buffer(), VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, event->query_pool, 0);
     }
     if (hwinfer_error* error = recording.submit()) return error;
+    if (hwinfer_error* error = flush(stream)) return error;  // the event completes by itself
     event->timeline = stream->timeline;
     event->value = stream->submitted;
     return nullptr;
@@ -105,6 +106,8 @@ hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event) {
                                 "host (event_synchronize)");
     }
     if (event->value == 0) return nullptr;  // never recorded: a no-op
+    // Work enqueued before the wait must not wait: submit it first.
+    if (hwinfer_error* error = flush(stream)) return error;
     stream->pending_waits.emplace_back(event->timeline, event->value);
     return nullptr;
   });

@@ -132,6 +132,7 @@ hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out) {
 hwinfer_error* stream_synchronize(hwinfer_stream* stream) {
   return guarded("stream_synchronize", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "stream_synchronize: stream")) return error;
+    if (hwinfer_error* error = flush(stream)) remember(stream, error);
     if (stream->submitted > 0) {
       if (hwinfer_error* error = wait_timeline(stream->device, stream->timeline->semaphore,
                                                stream->submitted, "stream_synchronize")) {
@@ -158,6 +159,8 @@ void stream_destroy(hwinfer_stream* stream) {
   try {
     if (hwinfer_error* error = stream_synchronize(stream)) error->destroy(error);
     hwinfer_device* device = stream->device;
+    for (Submission& submission : stream->pending) release_submission(stream, submission);
+    stream->pending.clear();           // left only when a flush failed
     if (!stream->in_flight.empty()) {  // the wait failed: make sure nothing runs any more
       device->fn.vkDeviceWaitIdle(device->device);
       for (Submission& submission : stream->in_flight) release_submission(stream, submission);
@@ -224,6 +227,7 @@ hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t sr
                                      &region);
       error = recording.submit();
     }
+    if (error == nullptr) error = flush(stream);  // the copy's timeline value is known now
     if (error != nullptr) {
       release_buffer(staging);
       return error;
