@@ -42,6 +42,12 @@ hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, con
 // UNSUPPORTED naming |kernel| and |operand|.
 hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* kernel,
                                       const char* operand);
+// require_whole_elements for the paged pools (plugin.h's layout) of |kernel|: k_cache, v_cache,
+// and the scales of an I8 pool.
+hwinfer_error* require_whole_pool_elements(const char* kernel, const hwinfer_tensor_view& k_cache,
+                                           const hwinfer_tensor_view& v_cache,
+                                           const hwinfer_tensor_view& k_scales,
+                                           const hwinfer_tensor_view& v_scales);
 
 // kernels_attention_decode.cpp
 hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& desc);

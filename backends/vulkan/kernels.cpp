@@ -91,7 +91,8 @@ hwinfer_error* vulkan_limits(const backend::CheckContext& context, uint32_t kind
     default: {  // every kind of ABI 1.0 is handled above; a newer kind is not known here
       const char* name = hwinfer_kernel_kind_name(kind);
       return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                                "kernel kind %" PRIu32 " (%s) is not implemented in the Vulkan "
+                                "kernel kind %" PRIu32
+                                " (%s) is not implemented in the Vulkan "
                                 "backend",
                                 kind, name != nullptr ? name : "unknown");
     }
@@ -373,6 +374,21 @@ hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const cha
                               "vulkan %s: operand %s has an offset or stride that is not a "
                               "whole number of elements",
                               kernel, operand);
+  }
+  return nullptr;
+}
+
+hwinfer_error* require_whole_pool_elements(const char* kernel, const hwinfer_tensor_view& k_cache,
+                                           const hwinfer_tensor_view& v_cache,
+                                           const hwinfer_tensor_view& k_scales,
+                                           const hwinfer_tensor_view& v_scales) {
+  VK_RETURN_IF_ERROR(require_whole_elements(k_cache, kernel, "k_cache"));
+  VK_RETURN_IF_ERROR(require_whole_elements(v_cache, kernel, "v_cache"));
+  if (k_cache.dtype == HWINFER_DTYPE_I8) {
+    VK_RETURN_IF_ERROR(require_whole_elements(k_scales, kernel, "k_scales"));
+  }
+  if (v_cache.dtype == HWINFER_DTYPE_I8) {
+    VK_RETURN_IF_ERROR(require_whole_elements(v_scales, kernel, "v_scales"));
   }
   return nullptr;
 }

@@ -114,14 +114,8 @@ hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
   }
   if (!backend::attention_prefill_has_prefix(d, require_buffers)) return nullptr;
   if (d.block_size > kMax16) return unsupported_size("block_size", d.block_size, kMax16);
-  VK_RETURN_IF_ERROR(require_whole_elements(d.k_cache, kKernel, "k_cache"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.v_cache, kKernel, "v_cache"));
-  if (d.k_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(d.k_scales, kKernel, "k_scales"));
-  }
-  if (d.v_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(d.v_scales, kKernel, "v_scales"));
-  }
+  VK_RETURN_IF_ERROR(
+      require_whole_pool_elements(kKernel, d.k_cache, d.v_cache, d.k_scales, d.v_scales));
   VK_RETURN_IF_ERROR(require_whole_elements(d.block_tables, kKernel, "block_tables"));
   return require_whole_elements(d.context_lens, kKernel, "context_lens");
 }

@@ -63,15 +63,7 @@ hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d) {
   VK_RETURN_IF_ERROR(require_whole_elements(d.k, "kv_append", "k"));
   VK_RETURN_IF_ERROR(require_whole_elements(d.v, "kv_append", "v"));
   VK_RETURN_IF_ERROR(require_whole_elements(d.slot_mapping, "kv_append", "slot_mapping"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.k_cache, "kv_append", "k_cache"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.v_cache, "kv_append", "v_cache"));
-  if (d.k_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(d.k_scales, "kv_append", "k_scales"));
-  }
-  if (d.v_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(d.v_scales, "kv_append", "v_scales"));
-  }
-  return nullptr;
+  return require_whole_pool_elements("kv_append", d.k_cache, d.v_cache, d.k_scales, d.v_scales);
 }
 
 hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc) {
