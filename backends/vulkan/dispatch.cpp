@@ -42,6 +42,10 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_attention_decode_spv, shaders::k_attention_decode_spv_words, 9};
     case ShaderId::kAttentionReduce:
       return {shaders::k_attention_reduce_spv, shaders::k_attention_reduce_spv_words, 4};
+    case ShaderId::kGemv:
+      return {shaders::k_gemv_spv, shaders::k_gemv_spv_words, 3};
+    case ShaderId::kMatmulQGemv:
+      return {shaders::k_matmul_q_gemv_spv, shaders::k_matmul_q_gemv_spv_words, 3};
   }
   return {nullptr, 0, 0};
 }

@@ -43,6 +43,9 @@ enum class ShaderId : uint32_t {
   kMatmulQ = 8,
   kAttentionDecode = 9,
   kAttentionReduce = 10,
+  // 11 is kAttentionPrefill (another branch).
+  kGemv = 12,
+  kMatmulQGemv = 13,
 };
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from

@@ -2,7 +2,11 @@
 // quantized to 8-bit blocks of 32 (shaders/quantize_q8.comp, bit for bit the CPU backend's rule:
 // d = amax / 127, q = lround(x / d)) into a scratch buffer, then shaders/matmul_q.comp takes
 // integer dot products per block and sums d_w * d_x * dot in block order, as the CPU backend's
-// decode path does. One invocation per y element; correctness first, not tuned.
+// portable decode kernels do. For decode (m <= kGemvMaxM) shaders/matmul_q_gemv.comp does the
+// same sum with 32 invocations per row of w (parallel weight reads and integer dots, the float
+// sum kept sequential in block order, so y is bit for bit what matmul_q.comp writes); otherwise
+// matmul_q.comp runs one invocation per y element (correctness first, not tuned). The choice
+// depends on m, n and the device type (a CPU implementation keeps matmul_q.comp for n >= 64).
 #include <cinttypes>
 
 #include "common/dtype_info.h"
@@ -13,7 +17,10 @@ namespace hwinfer::vulkan {
 
 namespace {
 
-constexpr uint64_t kXqBlockWords = 9;  // d + 32 int8 (quantize_q8.comp)
+constexpr uint64_t kXqBlockWords = 9;       // d + 32 int8 (quantize_q8.comp)
+constexpr uint64_t kGemvMaxM = 8;           // MAX_M of shaders/matmul_q_gemv.comp
+constexpr uint64_t kGemvRowsPerGroup = 8;   // SEGMENTS of shaders/matmul_q_gemv.comp
+constexpr uint64_t kCpuDeviceMinRows = 64;  // see enqueue_matmul_quantized
 
 struct QuantizePush {
   uint32_t m, blocks;
@@ -92,8 +99,21 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     push.w_row_stride = static_cast<uint32_t>(desc->w.strides_bytes[0]);
     push.y_offset = element_remainder(device, desc->y);
     push.y_row_stride = element_stride(desc->y, 0);
-    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQ, {xq_operand, w, operand_of(desc->y)},
-                                          &push, sizeof(push), div_up(n, kWorkgroupSize), m));
+    // A CPU implementation (lavapipe) runs a shader with barriers as coroutines and the GEMV's
+    // integer dots there about 20x slower than matmul_q.comp's barrier-free loop
+    // (docs/PERFORMANCE.md), so from kCpuDeviceMinRows rows of w on it keeps matmul_q.comp; the
+    // results are the same bits either way, and small n still runs the GEMV there (tests).
+    const bool cpu_device = device->physical->info.device_type == HWINFER_DEVICE_TYPE_CPU;
+    if (m <= kGemvMaxM && (!cpu_device || n < kCpuDeviceMinRows)) {
+      // Same push constants; one workgroup per kGemvRowsPerGroup rows of w.
+      VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQGemv,
+                                            {xq_operand, w, operand_of(desc->y)}, &push,
+                                            sizeof(push), div_up(n, kGemvRowsPerGroup)));
+    } else {
+      VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQ,
+                                            {xq_operand, w, operand_of(desc->y)}, &push,
+                                            sizeof(push), div_up(n, kWorkgroupSize), m));
+    }
     return recording.submit();
   });
 }

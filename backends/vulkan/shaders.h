@@ -31,6 +31,10 @@ extern const uint32_t k_attention_decode_spv[];
 extern const size_t k_attention_decode_spv_words;
 extern const uint32_t k_attention_reduce_spv[];
 extern const size_t k_attention_reduce_spv_words;
+extern const uint32_t k_gemv_spv[];
+extern const size_t k_gemv_spv_words;
+extern const uint32_t k_matmul_q_gemv_spv[];
+extern const size_t k_matmul_q_gemv_spv_words;
 
 }  // namespace hwinfer::vulkan::shaders
 
