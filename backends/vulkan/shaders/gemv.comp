@@ -15,6 +15,7 @@
 // loads single elements lane, lane + lanes, ... (scalar fallback). 16-bit c elements are written
 // with atomics on their own half-word, as gemm.comp does.
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
 
 #define MAX_M 8u
@@ -92,16 +93,18 @@ void store_c(uint index, float v) {
   }
 }
 
-// acc[i] += sum over the |count| values w of a[i, l0 ..] * w (count 4 or 8).
+// acc[i] += sum over the |count| values w of a[i, l0 ..] * w (count 4 or 8). Loops over MAX_M
+// are unrolled with a uniform guard (no break), so acc stays in registers.
 void fma_rows(inout float acc[MAX_M], uint l0, const float w[8], uint count) {
-  for (uint i = 0u; i < MAX_M; ++i) {
-    if (i >= p.m) break;
-    const uint at = p.a_offset + i * p.a_row_stride + l0;
-    float s = 0.0;
-    for (uint e = 0u; e < 8u; ++e) {
-      if (e < count) s += load_a(p.a_dtype, at + e) * w[e];
+  [[unroll]] for (uint i = 0u; i < MAX_M; ++i) {
+    if (i < p.m) {
+      const uint at = p.a_offset + i * p.a_row_stride + l0;
+      float s = 0.0;
+      [[unroll]] for (uint e = 0u; e < 8u; ++e) {
+        if (e < count) s += load_a(p.a_dtype, at + e) * w[e];
+      }
+      acc[i] += s;
     }
-    acc[i] += s;
   }
 }
 
@@ -114,7 +117,7 @@ void main() {
   for (uint j0 = gl_WorkGroupID.x * segments; j0 < p.n; j0 += gl_NumWorkGroups.x * segments) {
     const uint j = j0 + segment;  // this segment's output column (may be >= n: idle)
     float acc[MAX_M];
-    for (uint i = 0u; i < MAX_M; ++i) acc[i] = 0.0;
+    [[unroll]] for (uint i = 0u; i < MAX_M; ++i) acc[i] = 0.0;
     if (j < p.n) {
       const uint row = p.b_offset + j * p.b_row_stride;  // element index of b[j, 0]
       if (p.wide != 0u) {
@@ -134,7 +137,7 @@ void main() {
             w[6] = 0.0;
             w[7] = 0.0;
           } else {
-            for (uint q = 0u; q < 4u; ++q) {
+            [[unroll]] for (uint q = 0u; q < 4u; ++q) {
               w[2u * q] = half_to_f32(p.b_dtype, v[q]);
               w[2u * q + 1u] = half_to_f32(p.b_dtype, v[q] >> 16u);
             }
@@ -144,21 +147,19 @@ void main() {
       } else {
         for (uint l = lane; l < p.k; l += lanes) {
           const float wv = load_b(p.b_dtype, row + l);
-          for (uint i = 0u; i < MAX_M; ++i) {
-            if (i >= p.m) break;
-            acc[i] += load_a(p.a_dtype, p.a_offset + i * p.a_row_stride + l) * wv;
+          [[unroll]] for (uint i = 0u; i < MAX_M; ++i) {
+            if (i < p.m) acc[i] += load_a(p.a_dtype, p.a_offset + i * p.a_row_stride + l) * wv;
           }
         }
       }
     }
     barrier();  // the previous column's results have been read from partial
-    for (uint i = 0u; i < MAX_M; ++i) partial[i][gl_LocalInvocationID.x] = acc[i];
+    [[unroll]] for (uint i = 0u; i < MAX_M; ++i) partial[i][gl_LocalInvocationID.x] = acc[i];
     barrier();
     for (uint s = lanes >> 1u; s > 0u; s >>= 1u) {
       if (lane < s) {
-        for (uint i = 0u; i < MAX_M; ++i) {
-          if (i >= p.m) break;
-          partial[i][gl_LocalInvocationID.x] += partial[i][gl_LocalInvocationID.x + s];
+        [[unroll]] for (uint i = 0u; i < MAX_M; ++i) {
+          if (i < p.m) partial[i][gl_LocalInvocationID.x] += partial[i][gl_LocalInvocationID.x + s];
         }
       }
       barrier();
