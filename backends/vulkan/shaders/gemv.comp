@@ -5,15 +5,15 @@
 // DTYPE_* codes of gemm.comp), innermost contiguous, offsets and row strides in elements.
 //
 // A workgroup of 256 invocations is 256 / lanes segments of |lanes| invocations (32..256, a power
-// of two the host picks from k); each segment owns one output column j (one row of b) at a time,
-// columns strided by gl_NumWorkGroups. The lanes stride along the row of b and every row of a
-// (m <= 8) is multiplied against the same loaded weights, so b is read once per GEMV. fp32
-// accumulation, then a shared-memory tree reduction per segment (barriers only, no subgroup
-// operations: any Vulkan 1.1 device, lavapipe included). Wide mode (host-chosen, wide = 1): the
-// row start, row stride and row length of b are whole 16-byte units from the binding, so each lane
-// loads uvec4s (4 F32 or 8 F16/BF16 values) at unit lane, lane + lanes, ...; otherwise each lane
-// loads single elements lane, lane + lanes, ... (scalar fallback). 16-bit c elements are written
-// with atomics on their own half-word, as gemm.comp does.
+// of two the host picks from k, n and the device type); each segment owns one output column j
+// (one row of b) at a time, columns strided by gl_NumWorkGroups. The lanes stride along the row
+// of b and every row of a (m <= 8) is multiplied against the same loaded weights, so b is read
+// once per GEMV. fp32 accumulation, then a shared-memory tree reduction per segment (barriers
+// only, no subgroup operations: any Vulkan 1.1 device, lavapipe included). Wide mode (host-chosen,
+// wide = 1): the row start, row stride and row length of b are whole 16-byte units from the
+// binding, so each lane loads uvec4s (4 F32 or 8 F16/BF16 values) at unit lane, lane + lanes, ...;
+// otherwise each lane loads single elements lane, lane + lanes, ... (scalar fallback). 16-bit c
+// elements are written with atomics on their own half-word, as gemm.comp does.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "common.glsl"
@@ -108,6 +108,40 @@ void fma_rows(inout float acc[MAX_M], uint l0, const float w[8], uint count) {
   }
 }
 
+// m = 1 (the decode step): one accumulator, no per-row loop. A CPU implementation (lavapipe)
+// runs guarded bodies masked rather than skipping them, so the unrolled MAX_M loops below would
+// cost it MAX_M times the work; GPUs skip the uniform branch.
+float dot_row0(uint row, uint lane, uint lanes) {
+  float acc = 0.0;
+  if (p.wide != 0u) {
+    const uint per_unit = p.b_dtype == DTYPE_F32 ? 4u : 8u;
+    const uint units = p.k / per_unit;
+    const uint row_unit = row / per_unit;
+    for (uint u = lane; u < units; u += lanes) {
+      const uvec4 v = b4[row_unit + u];
+      const uint at = p.a_offset + u * per_unit;
+      if (p.b_dtype == DTYPE_F32) {
+        acc += load_a(p.a_dtype, at) * uintBitsToFloat(v.x) +
+               load_a(p.a_dtype, at + 1u) * uintBitsToFloat(v.y) +
+               load_a(p.a_dtype, at + 2u) * uintBitsToFloat(v.z) +
+               load_a(p.a_dtype, at + 3u) * uintBitsToFloat(v.w);
+      } else {
+        float s = 0.0;
+        [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+          s += load_a(p.a_dtype, at + 2u * q) * half_to_f32(p.b_dtype, v[q]) +
+               load_a(p.a_dtype, at + 2u * q + 1u) * half_to_f32(p.b_dtype, v[q] >> 16u);
+        }
+        acc += s;
+      }
+    }
+  } else {
+    for (uint l = lane; l < p.k; l += lanes) {
+      acc += load_a(p.a_dtype, p.a_offset + l) * load_b(p.b_dtype, row + l);
+    }
+  }
+  return acc;
+}
+
 void main() {
   const uint lanes = p.lanes;
   const uint lane = gl_LocalInvocationID.x & (lanes - 1u);
@@ -118,7 +152,9 @@ void main() {
     const uint j = j0 + segment;  // this segment's output column (may be >= n: idle)
     float acc[MAX_M];
     [[unroll]] for (uint i = 0u; i < MAX_M; ++i) acc[i] = 0.0;
-    if (j < p.n) {
+    if (j < p.n && p.m == 1u) {
+      acc[0] = dot_row0(p.b_offset + j * p.b_row_stride, lane, lanes);
+    } else if (j < p.n) {
       const uint row = p.b_offset + j * p.b_row_stride;  // element index of b[j, 0]
       if (p.wide != 0u) {
         const uint per_unit = p.b_dtype == DTYPE_F32 ? 4u : 8u;
@@ -154,10 +190,16 @@ void main() {
       }
     }
     barrier();  // the previous column's results have been read from partial
-    [[unroll]] for (uint i = 0u; i < MAX_M; ++i) partial[i][gl_LocalInvocationID.x] = acc[i];
+    if (p.m == 1u) {
+      partial[0][gl_LocalInvocationID.x] = acc[0];
+    } else {
+      [[unroll]] for (uint i = 0u; i < MAX_M; ++i) partial[i][gl_LocalInvocationID.x] = acc[i];
+    }
     barrier();
     for (uint s = lanes >> 1u; s > 0u; s >>= 1u) {
-      if (lane < s) {
+      if (lane < s && p.m == 1u) {
+        partial[0][gl_LocalInvocationID.x] += partial[0][gl_LocalInvocationID.x + s];
+      } else if (lane < s) {
         [[unroll]] for (uint i = 0u; i < MAX_M; ++i) {
           if (i < p.m) partial[i][gl_LocalInvocationID.x] += partial[i][gl_LocalInvocationID.x + s];
         }
