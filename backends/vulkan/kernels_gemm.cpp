@@ -1,6 +1,7 @@
-// kernels_gemm.cpp — the Vulkan backend's gemm: F32 / F16 / BF16 operands in any combination, b
-// plain or transposed, padded rows, alpha/beta, fp32 accumulation. Two shaders, chosen here from
-// the descriptor's shapes and strides alone:
+// kernels_gemm.cpp — the Vulkan backend's gemm, c [m, n] = alpha * a [m, k] @ B + beta * c, B = b
+// [k, n] or (b_transposed) b [n, k]: F32 / F16 / BF16 operands in any combination, padded rows,
+// fp32 accumulation. Two shaders, chosen here from the descriptor's shapes and strides (and the
+// device type, for gemv.comp's lane count), never from buffer contents:
 //   * shaders/gemv.comp for decode: b_transposed = 1 (b is [n, k], a weight matrix) and
 //     1 <= m <= kGemvMaxM. One group of |lanes| invocations per output column striding along k,
 //     every row of a against the same loaded weights, a shared-memory tree reduction. Wide mode

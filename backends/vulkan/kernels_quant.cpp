@@ -1,4 +1,5 @@
-// kernels_quant.cpp — the Vulkan backend's matmul_quantized (Q8_0 and Q4_0 weights): x is first
+// kernels_quant.cpp — the Vulkan backend's matmul_quantized, y [m, n] F32 = x [m, k] F32 @ w^T,
+// w [n, k] Q8_0 or Q4_0 GGUF blocks (rows at any byte offset and stride): x is first
 // quantized to 8-bit blocks of 32 (shaders/quantize_q8.comp, bit for bit the CPU backend's rule:
 // d = amax / 127, q = lround(x / d)) into a scratch buffer, then shaders/matmul_q.comp takes
 // integer dot products per block and sums d_w * d_x * dot in block order, as the CPU backend's

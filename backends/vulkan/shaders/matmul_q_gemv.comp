@@ -1,6 +1,6 @@
 #version 450
-// matmul_q_gemv.comp — matmul_q.comp for decode (kernels_quant.cpp routes m <= 8 here), with the
-// same result bit for bit: y[i, j] = sum over blocks b, IN BLOCK ORDER, of
+// matmul_q_gemv.comp — matmul_q.comp for decode (kernels_quant.cpp routes m <= 8 here; on a CPU
+// device such as lavapipe only n < 64), with the same result bit for bit: y[i, j] = sum over blocks b, IN BLOCK ORDER, of
 // (d_w * d_x) * float(dot(q_w, q_x)) (the CPU backend's portable dot_q8_0 / dot_q4_0 rule).
 // xq: [m, blocks] quantize_q8.comp blocks (9 words: d, then 32 int8); w: [n, k] Q8_0 | Q4_0 GGUF
 // blocks (Q8_0: f16 d + 32 int8 = 34 bytes; Q4_0: f16 d + 16 bytes, byte t = value t in the low
