@@ -47,6 +47,10 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_attention_prefill_spv, shaders::k_attention_prefill_spv_words, 12};
     case ShaderId::kMatmulQDequant:
       return {shaders::k_matmul_q_dequant_spv, shaders::k_matmul_q_dequant_spv_words, 3};
+    case ShaderId::kGemv:
+      return {shaders::k_gemv_spv, shaders::k_gemv_spv_words, 3};
+    case ShaderId::kMatmulQGemv:
+      return {shaders::k_matmul_q_gemv_spv, shaders::k_matmul_q_gemv_spv_words, 3};
   }
   return {nullptr, 0, 0};
 }

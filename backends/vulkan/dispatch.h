@@ -50,6 +50,8 @@ enum class ShaderId : uint32_t {
   kAttentionDecode = 9,
   kAttentionReduce = 10,
   kAttentionPrefill = 11,
+  kGemv = 12,
+  kMatmulQGemv = 13,
   kMatmulQDequant = 14,
 };
 

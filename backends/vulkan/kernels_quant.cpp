@@ -1,12 +1,17 @@
-// kernels_quant.cpp — the Vulkan backend's matmul_quantized (Q8_0 and Q4_0 weights), on the same
-// two paths as the CPU backend (backends/cpu/matmul_quantized.h), so both backends round alike:
-//   m <= kQuantizedXMaxM (decode): x is first quantized to 8-bit blocks of 32
-//     (shaders/quantize_q8.comp, bit for bit the CPU backend's rule: d = amax / 127,
-//     q = lround(x / d)) into a scratch buffer, then shaders/matmul_q.comp takes integer dot
-//     products per block and sums d_w * d_x * dot in block order. One invocation per y element.
+// kernels_quant.cpp — the Vulkan backend's matmul_quantized, y [m, n] F32 = x [m, k] F32 @ w^T,
+// w [n, k] Q8_0 or Q4_0 GGUF blocks (rows at any byte offset and stride), on the same two paths
+// as the CPU backend (backends/cpu/matmul_quantized.h), so both backends round alike:
+//   m <= kGemvMaxM (decode): x is first quantized to 8-bit blocks of 32 (shaders/quantize_q8.comp,
+//     bit for bit the CPU backend's rule: d = amax / 127, q = lround(x / d)) into a scratch
+//     buffer, then the integer dot product of each block, summing d_w * d_x * dot in block order
+//     as the CPU backend's portable decode kernels do: shaders/matmul_q_gemv.comp with 32
+//     invocations per row of w (parallel weight reads and integer dots, the float sum kept
+//     sequential in block order, so y is bit for bit what matmul_q.comp writes), or
+//     shaders/matmul_q.comp with one invocation per y element (a CPU implementation keeps it for
+//     n >= 64).
 //   larger m (prefill): x stays exact; shaders/matmul_q_dequant.comp dequantizes the weights as it
 //     loads them into the tiles of an F32 GEMM.
-// Correctness first, not tuned.
+// Correctness first; only the decode GEMV is shaped for GPUs.
 #include <cinttypes>
 
 #include "common/dtype_info.h"
@@ -17,15 +22,18 @@ namespace hwinfer::vulkan {
 
 namespace {
 
-constexpr uint64_t kXqBlockWords = 9;  // d + 32 int8 (quantize_q8.comp)
+constexpr uint64_t kXqBlockWords = 9;       // d + 32 int8 (quantize_q8.comp)
+// The largest m that quantizes x: MAX_M of shaders/matmul_q_gemv.comp, and the CPU backend's
+// kMatmulQuantizedGemvMaxM (both backends switch paths at the same m).
+constexpr uint64_t kGemvMaxM = 8;
+constexpr uint64_t kGemvRowsPerGroup = 8;   // SEGMENTS of shaders/matmul_q_gemv.comp
+constexpr uint64_t kCpuDeviceMinRows = 64;  // see enqueue_matmul_quantized
 
 struct QuantizePush {
   uint32_t m, blocks;
   uint32_t x_offset, x_row_stride;
 };
 
-// The largest m that quantizes x (the CPU backend's kMatmulQuantizedGemvMaxM).
-constexpr uint64_t kQuantizedXMaxM = 8;
 constexpr uint64_t kDequantTile = 16;  // TILE of shaders/matmul_q_dequant.comp
 
 struct DequantPush {
@@ -86,7 +94,7 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
                         blocks * block_bytes(desc->w.dtype)};
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("matmul_quantized"));
-    if (m > kQuantizedXMaxM) {
+    if (m > kGemvMaxM) {
       DequantPush push{};
       push.m = static_cast<uint32_t>(m);
       push.n = static_cast<uint32_t>(n);
@@ -124,8 +132,21 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     push.w_row_stride = static_cast<uint32_t>(desc->w.strides_bytes[0]);
     push.y_offset = element_remainder(device, desc->y);
     push.y_row_stride = element_stride(desc->y, 0);
-    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQ, {xq_operand, w, operand_of(desc->y)},
-                                          &push, sizeof(push), div_up(n, kWorkgroupSize), m));
+    // A CPU implementation (lavapipe) runs a shader with barriers as coroutines and the GEMV's
+    // integer dots there about 20x slower than matmul_q.comp's barrier-free loop
+    // (docs/PERFORMANCE.md), so from kCpuDeviceMinRows rows of w on it keeps matmul_q.comp; the
+    // results are the same bits either way, and small n still runs the GEMV there (tests).
+    const bool cpu_device = device->physical->info.device_type == HWINFER_DEVICE_TYPE_CPU;
+    if (!cpu_device || n < kCpuDeviceMinRows) {
+      // Same push constants; one workgroup per kGemvRowsPerGroup rows of w.
+      VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQGemv,
+                                            {xq_operand, w, operand_of(desc->y)}, &push,
+                                            sizeof(push), div_up(n, kGemvRowsPerGroup)));
+    } else {
+      VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kMatmulQ,
+                                            {xq_operand, w, operand_of(desc->y)}, &push,
+                                            sizeof(push), div_up(n, kWorkgroupSize), m));
+    }
     return recording.submit();
   });
 }

@@ -35,6 +35,10 @@ extern const uint32_t k_attention_prefill_spv[];
 extern const size_t k_attention_prefill_spv_words;
 extern const uint32_t k_matmul_q_dequant_spv[];
 extern const size_t k_matmul_q_dequant_spv_words;
+extern const uint32_t k_gemv_spv[];
+extern const size_t k_gemv_spv_words;
+extern const uint32_t k_matmul_q_gemv_spv[];
+extern const size_t k_matmul_q_gemv_spv_words;
 
 }  // namespace hwinfer::vulkan::shaders
 

@@ -3,7 +3,10 @@
 // it): odd shapes, the m = 1 gemv case, b_transposed 0 and 1, alpha/beta (beta = 0 ignores a
 // NaN-poisoned c, beta = 0.5 uses it), padded rows and unaligned view offsets, F16/BF16 weights
 // (the executor's case: a and c F32) and F16/BF16 activations and outputs, and malformed
-// descriptors rejected with an error instead of a crash. A shape the device answers UNSUPPORTED
+// descriptors rejected with an error instead of a crash. Decode shapes (m <= 8, b transposed) with
+// every b dtype, rows of b that are and are not whole 16-byte units (k, padding, odd element
+// offsets), alpha and beta: backends may route these to a dedicated GEMV (the Vulkan backend's
+// wide and scalar paths). A shape the device answers UNSUPPORTED
 // for is skipped with its reason; a shape it claims and then gets wrong fails. Must not loosen
 // the tolerance per backend.
 #include <cstdint>
@@ -134,6 +137,57 @@ TEST_P(GemmTest, HalfActivationsAndOutputsMatchReference) {
       const auto some = Cases(shapes, std::size(shapes), base);
       cases.insert(cases.end(), some.begin(), some.end());
     }
+  }
+  RunCases(device(), stream(), cases);
+}
+
+// Decode shapes, b transposed: rows of b of 16-byte multiples (wide loads) and not (k = 13, 36,
+// padding of 3 elements: odd element starts), m = 1..8, n = 1 and odd n, short and long rows.
+TEST_P(GemmTest, DecodeShapesEveryWeightDtype) {
+  const Shape shapes[] = {{2, 33, 64}, {4, 19, 256}, {8, 67, 128},  {6, 9, 40},   {3, 17, 36},
+                          {7, 5, 13},  {8, 1, 96},   {1, 70, 1032}, {2, 9, 1100}, {3, 5, 2048}};
+  struct Layout {
+    int64_t pad_b;
+    uint64_t offset_bytes;
+  };
+  const Layout layouts[] = {{0, 64}, {8, 64}, {3, 68}};
+  std::vector<GemmCase> cases;
+  for (uint32_t b_dtype : {HWINFER_DTYPE_F32, HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16}) {
+    for (const Layout& layout : layouts) {
+      for (const Shape& s : shapes) {
+        GemmCase gemm;
+        gemm.m = s.m;
+        gemm.n = s.n;
+        gemm.k = s.k;
+        gemm.b_transposed = true;
+        gemm.b_dtype = b_dtype;
+        gemm.pad_b = layout.pad_b;
+        gemm.pad_a = layout.pad_b == 0 ? 0 : 1;
+        gemm.pad_c = layout.pad_b == 0 ? 0 : 2;
+        gemm.offset_bytes = layout.offset_bytes;
+        gemm.alpha = layout.pad_b == 3 ? -1.25f : 1.0f;
+        gemm.beta = layout.pad_b == 8 ? 0.5f : 0.0f;
+        cases.push_back(gemm);
+      }
+    }
+  }
+  // Half activations and outputs on the decode path.
+  for (const Shape& s : {Shape{1, 33, 64}, Shape{5, 17, 40}, Shape{3, 9, 13}}) {
+    GemmCase gemm;
+    gemm.m = s.m;
+    gemm.n = s.n;
+    gemm.k = s.k;
+    gemm.b_transposed = true;
+    gemm.a_dtype = HWINFER_DTYPE_F16;
+    gemm.b_dtype = HWINFER_DTYPE_BF16;
+    gemm.c_dtype = HWINFER_DTYPE_F16;
+    gemm.beta = 0.5f;
+    cases.push_back(gemm);
+    gemm.a_dtype = HWINFER_DTYPE_BF16;
+    gemm.b_dtype = HWINFER_DTYPE_F16;
+    gemm.c_dtype = HWINFER_DTYPE_BF16;
+    gemm.beta = 0.0f;
+    cases.push_back(gemm);
   }
   RunCases(device(), stream(), cases);
 }

@@ -290,11 +290,11 @@ void RunCases(Device& device, Stream& stream, const std::vector<QuantCase>& case
 struct Shape {
   int64_t m, n, k;
 };
-// m in {1, 2, 7, 8, 9, 33, 128} (decode, the decode/prefill boundary, prefill); odd n; k from one
-// block to 129 blocks (4128), odd numbers of blocks.
-const Shape kShapes[] = {{1, 1, 32},   {1, 67, 4128},   {2, 33, 96},    {7, 257, 224},
-                         {8, 19, 160}, {9, 31, 288},    {33, 45, 32},   {33, 17, 544},
-                         {128, 1, 96}, {128, 67, 4128}, {128, 257, 224}};
+// m in {1, 2, 4, 7, 8, 9, 33, 128} (decode, the decode/prefill boundary, prefill); odd n, small
+// and large; k from one block to 129 blocks (4128), odd numbers of blocks.
+const Shape kShapes[] = {{1, 1, 32},    {1, 67, 4128}, {2, 33, 96},     {7, 257, 224},
+                         {8, 19, 160},  {4, 9, 4128},  {9, 31, 288},    {33, 45, 32},
+                         {33, 17, 544}, {128, 1, 96},  {128, 67, 4128}, {128, 257, 224}};
 
 std::vector<QuantCase> Cases(uint32_t w_dtype) {
   std::vector<QuantCase> cases;
@@ -321,7 +321,8 @@ TEST_P(MatmulQuantizedTest, Q4_0MatchesReference) {
 TEST_P(MatmulQuantizedTest, PaddedRowsAndUnalignedOffsets) {
   std::vector<QuantCase> cases;
   for (uint32_t w_dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
-    for (const Shape& s : {Shape{1, 33, 96}, Shape{3, 17, 64}, Shape{33, 45, 288}}) {
+    for (const Shape& s :
+         {Shape{1, 33, 96}, Shape{3, 17, 64}, Shape{5, 7, 2080}, Shape{33, 45, 288}}) {
       QuantCase q;
       q.m = s.m;
       q.n = s.n;

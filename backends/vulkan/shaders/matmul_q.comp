@@ -3,7 +3,9 @@
 // d_w * d_x * dot(q_w, q_x), integer dot products per block of 32, as the CPU backend
 // (dot_q8_0_portable / dot_q4_0_portable). xq: quantize_q8.comp's blocks; w: [n, k] Q8_0 | Q4_0
 // GGUF blocks, addressed in BYTES from w_offset with w_row_stride bytes between rows (any byte
-// alignment); y: [m, n] F32. x covers n (grid-stride), y covers rows of y.
+// alignment); y: [m, n] F32. x covers n (grid-stride), y covers rows of y. The sum is `precise`
+// (no FMA contraction of sum + term on any driver), so y is the CPU rule's bits everywhere and
+// matmul_q_gemv.comp (the m <= 8 path) writes the same bits.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
 
@@ -34,7 +36,7 @@ void main() {
   for (uint i = gl_WorkGroupID.y; i < p.m; i += gl_NumWorkGroups.y) {
     for (uint j = gl_GlobalInvocationID.x; j < p.n; j += stride) {
       const uint row = p.w_offset + j * p.w_row_stride;
-      float sum = 0.0;
+      precise float sum = 0.0;
       for (uint b = 0u; b < p.blocks; ++b) {
         const uint xb = (i * p.blocks + b) * 9u;
         int dot = 0;
@@ -63,7 +65,8 @@ void main() {
                                                : (w[block >> 2u] >> ((block & 3u) * 8u)) & 0xFFFFu;
         const float d_w = unpackHalf2x16(d_bits).x;
         const float d_x = uintBitsToFloat(xq[xb]);
-        sum += d_w * d_x * float(dot);
+        precise const float term = d_w * d_x * float(dot);
+        sum += term;
       }
       y[p.y_offset + i * p.y_row_stride + j] = sum;
     }
