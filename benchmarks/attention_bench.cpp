@@ -20,6 +20,7 @@
 namespace hwinfer {
 namespace {
 
+using bench::Allocate;
 using bench::BenchDevice;
 using bench::TimeKernel;
 using bench::Upload;
@@ -51,20 +52,21 @@ void BM_AttentionDecodePaged(benchmark::State& state) {
   const std::vector<uint16_t> halves = RandomHalves(static_cast<size_t>(pool_elems), rng);
   // I8 pools reuse the same random bytes (any int8 is valid), with scale 0.01.
   const size_t pool_bytes = static_cast<size_t>(pool_elems * elem_bytes);
-  Buffer k_cache = Upload(*device, stream, halves.data(), pool_bytes);
-  Buffer v_cache = Upload(*device, stream, halves.data(), pool_bytes);
+  Buffer k_cache = Upload(state, *device, stream, halves.data(), pool_bytes);
+  Buffer v_cache = Upload(state, *device, stream, halves.data(), pool_bytes);
   const std::vector<float> scales(static_cast<size_t>(num_blocks * kKvHeads), 0.01f);
-  Buffer k_scales = Upload(*device, stream, scales.data(), scales.size() * sizeof(float));
-  Buffer v_scales = Upload(*device, stream, scales.data(), scales.size() * sizeof(float));
+  Buffer k_scales = Upload(state, *device, stream, scales.data(), scales.size() * sizeof(float));
+  Buffer v_scales = Upload(state, *device, stream, scales.data(), scales.size() * sizeof(float));
   std::vector<int32_t> tables(static_cast<size_t>(num_blocks));
   std::iota(tables.begin(), tables.end(), 0);
   std::shuffle(tables.begin(), tables.end(), rng);
-  Buffer block_tables = Upload(*device, stream, tables.data(), tables.size() * sizeof(int32_t));
+  Buffer block_tables =
+      Upload(state, *device, stream, tables.data(), tables.size() * sizeof(int32_t));
   const std::vector<int32_t> lens(static_cast<size_t>(batch), static_cast<int32_t>(context));
-  Buffer context_lens = Upload(*device, stream, lens.data(), lens.size() * sizeof(int32_t));
+  Buffer context_lens = Upload(state, *device, stream, lens.data(), lens.size() * sizeof(int32_t));
   const std::vector<float> q_f32(static_cast<size_t>(batch * kHeads * kHeadDim), 0.5f);
-  Buffer q = Upload(*device, stream, q_f32.data(), q_f32.size() * sizeof(float));
-  Buffer out = std::move(device->Allocate(q_f32.size() * sizeof(float))).value();
+  Buffer q = Upload(state, *device, stream, q_f32.data(), q_f32.size() * sizeof(float));
+  Buffer out = Allocate(state, *device, q_f32.size() * sizeof(float));
 
   hwinfer_attention_decode_paged_desc desc;
   std::memset(&desc, 0, sizeof(desc));
@@ -112,12 +114,13 @@ void BM_AttentionPrefill(benchmark::State& state) {
   std::vector<float> kv_values(static_cast<size_t>(tokens * kKvHeads * kHeadDim));
   for (float& v : q_values) v = dist(rng);
   for (float& v : kv_values) v = dist(rng);
-  Buffer q = Upload(*device, stream, q_values.data(), q_values.size() * sizeof(float));
-  Buffer k = Upload(*device, stream, kv_values.data(), kv_values.size() * sizeof(float));
-  Buffer v = Upload(*device, stream, kv_values.data(), kv_values.size() * sizeof(float));
-  Buffer out = std::move(device->Allocate(q_values.size() * sizeof(float))).value();
+  Buffer q = Upload(state, *device, stream, q_values.data(), q_values.size() * sizeof(float));
+  Buffer k = Upload(state, *device, stream, kv_values.data(), kv_values.size() * sizeof(float));
+  Buffer v = Upload(state, *device, stream, kv_values.data(), kv_values.size() * sizeof(float));
+  Buffer out = Allocate(state, *device, q_values.size() * sizeof(float));
   const std::vector<int32_t> starts = {0, static_cast<int32_t>(tokens)};
-  Buffer query_start = Upload(*device, stream, starts.data(), starts.size() * sizeof(int32_t));
+  Buffer query_start =
+      Upload(state, *device, stream, starts.data(), starts.size() * sizeof(int32_t));
   hwinfer_attention_prefill_desc desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.struct_size = sizeof(desc);

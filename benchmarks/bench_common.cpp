@@ -24,15 +24,31 @@ std::shared_ptr<Device> BenchDevice(benchmark::State& state) {
   return device;
 }
 
-Buffer Upload(Device& device, Stream& stream, const void* data, size_t bytes) {
-  Buffer buffer = std::move(device.Allocate(bytes)).value();
-  (void)stream.CopyH2D(data, buffer, 0, bytes);
-  (void)stream.Synchronize();
-  return buffer;
+Buffer Upload(benchmark::State& state, Device& device, Stream& stream, const void* data,
+              size_t bytes) {
+  StatusOr<Buffer> buffer = device.Allocate(bytes);
+  Status status = buffer.status();
+  if (status.ok()) status = stream.CopyH2D(data, *buffer, 0, bytes);
+  if (status.ok()) status = stream.Synchronize();
+  if (!status.ok()) {
+    if (!state.error_occurred()) state.SkipWithError(status.ToString().c_str());
+    return Buffer();
+  }
+  return std::move(*buffer);
+}
+
+Buffer Allocate(benchmark::State& state, Device& device, uint64_t bytes) {
+  StatusOr<Buffer> buffer = device.Allocate(bytes);
+  if (!buffer.ok()) {
+    if (!state.error_occurred()) state.SkipWithError(buffer.status().ToString().c_str());
+    return Buffer();
+  }
+  return std::move(*buffer);
 }
 
 void TimeKernel(benchmark::State& state, Device& device, Stream& stream,
                 const hwinfer_kernel_desc& desc) {
+  if (state.error_occurred()) return;
   Event start = std::move(device.CreateEvent()).value();
   Event end = std::move(device.CreateEvent()).value();
   Status warm = stream.Launch(desc);

@@ -15,11 +15,18 @@ namespace hwinfer::bench {
 // The device under test; marks |state| skipped (and returns nullptr) when it cannot be opened.
 std::shared_ptr<Device> BenchDevice(benchmark::State& state);
 
-// A device buffer holding |bytes| bytes copied from |data| (synchronised).
-Buffer Upload(Device& device, Stream& stream, const void* data, size_t bytes);
+// A device buffer holding |bytes| bytes copied from |data| (synchronised). When the device cannot
+// allocate it (e.g. more than its max_allocation_bytes), skips |state| with the error and returns
+// an empty Buffer; TimeKernel then does nothing.
+Buffer Upload(benchmark::State& state, Device& device, Stream& stream, const void* data,
+              size_t bytes);
+
+// An uninitialised device buffer of |bytes| bytes; like Upload when it cannot be allocated.
+Buffer Allocate(benchmark::State& state, Device& device, uint64_t bytes);
 
 // Runs |desc| once to warm up, then once per iteration between two events; skips |state| with
-// the error when the warm-up launch or its synchronisation fails.
+// the error when the warm-up launch or its synchronisation fails. Does nothing when |state| is
+// already skipped.
 void TimeKernel(benchmark::State& state, Device& device, Stream& stream,
                 const hwinfer_kernel_desc& desc);
 

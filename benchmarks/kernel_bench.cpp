@@ -15,16 +15,17 @@
 namespace hwinfer {
 namespace {
 
+using bench::Allocate;
 using bench::BenchDevice;
 using bench::TimeKernel;
 using bench::Upload;
 
-Buffer RandomBuffer(Device& device, Stream& stream, size_t n_floats) {
+Buffer RandomBuffer(benchmark::State& state, Device& device, Stream& stream, size_t n_floats) {
   std::vector<float> host(n_floats);
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   for (float& v : host) v = dist(rng);
-  return Upload(device, stream, host.data(), n_floats * sizeof(float));
+  return Upload(state, device, stream, host.data(), n_floats * sizeof(float));
 }
 
 // C[m,n] = A[m,k] B[n,k]^T in f32. Arguments: m, n, k.
@@ -33,9 +34,9 @@ void BM_GemmF32(benchmark::State& state) {
   if (!device) return;
   const int64_t m = state.range(0), n = state.range(1), k = state.range(2);
   Stream stream = std::move(device->CreateStream()).value();
-  Buffer a = RandomBuffer(*device, stream, static_cast<size_t>(m * k));
-  Buffer b = RandomBuffer(*device, stream, static_cast<size_t>(n * k));
-  Buffer c = std::move(device->Allocate(static_cast<uint64_t>(m * n) * sizeof(float))).value();
+  Buffer a = RandomBuffer(state, *device, stream, static_cast<size_t>(m * k));
+  Buffer b = RandomBuffer(state, *device, stream, static_cast<size_t>(n * k));
+  Buffer c = Allocate(state, *device, static_cast<uint64_t>(m * n) * sizeof(float));
   hwinfer_gemm_desc desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.struct_size = sizeof(desc);
@@ -73,9 +74,9 @@ void BM_BandwidthProbe(benchmark::State& state) {
   const uint64_t size = static_cast<uint64_t>(state.range(1)) << 20;
   const auto n = static_cast<int64_t>(size);
   Stream stream = std::move(device->CreateStream()).value();
-  Buffer src = RandomBuffer(*device, stream, size / sizeof(float));
-  Buffer dst = RandomBuffer(*device, stream, size / sizeof(float));
-  Buffer sink = std::move(device->Allocate(64)).value();
+  Buffer src = RandomBuffer(state, *device, stream, size / sizeof(float));
+  Buffer dst = RandomBuffer(state, *device, stream, size / sizeof(float));
+  Buffer sink = Allocate(state, *device, 64);
   hwinfer_bandwidth_probe_desc desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.struct_size = sizeof(desc);

@@ -27,6 +27,7 @@
 namespace hwinfer {
 namespace {
 
+using bench::Allocate;
 using bench::BenchDevice;
 using bench::Upload;
 
@@ -116,17 +117,19 @@ MatmulLaunch MakeLaunch(uint32_t w_dtype, int64_t m, int64_t n, int64_t k, const
   return launch;
 }
 
-Buffer RandomActivations(Device& device, Stream& stream, int64_t m, int64_t k, std::mt19937& rng) {
+Buffer RandomActivations(benchmark::State& state, Device& device, Stream& stream, int64_t m,
+                         int64_t k, std::mt19937& rng) {
   std::vector<float> host(static_cast<size_t>(m * k));
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
   for (float& v : host) v = uniform(rng);
-  return Upload(device, stream, host.data(), host.size() * sizeof(float));
+  return Upload(state, device, stream, host.data(), host.size() * sizeof(float));
 }
 
 // Times |launches| (each iteration: one group of them, the groups taken in turn) between two
 // events. Skips |state| with the error when a warm-up launch fails.
 void TimeGroups(benchmark::State& state, Device& device, Stream& stream,
                 const std::vector<std::vector<MatmulLaunch>>& groups) {
+  if (state.error_occurred()) return;  // an input did not fit the device
   Event start = std::move(device.CreateEvent()).value();
   Event end = std::move(device.CreateEvent()).value();
   for (const auto& group : groups) {
@@ -164,13 +167,13 @@ void BM_Gemv(benchmark::State& state) {
   const uint64_t w_bytes = static_cast<uint64_t>(n) * RowBytes(dtype, k);
   const auto copies =
       std::max<size_t>(kGemvsPerIteration, static_cast<size_t>(kRotationBytes / w_bytes + 1));
-  Buffer x = RandomActivations(*device, stream, 1, k, rng);
-  Buffer y = std::move(device->Allocate(static_cast<uint64_t>(n) * sizeof(float))).value();
+  Buffer x = RandomActivations(state, *device, stream, 1, k, rng);
+  Buffer y = Allocate(state, *device, static_cast<uint64_t>(n) * sizeof(float));
   const std::vector<uint8_t> host = RandomWeights(dtype, n, k, rng);
   std::vector<Buffer> weights;
   std::vector<MatmulLaunch> launches;
   for (size_t c = 0; c < copies; ++c) {
-    weights.push_back(Upload(*device, stream, host.data(), host.size()));
+    weights.push_back(Upload(state, *device, stream, host.data(), host.size()));
     launches.push_back(MakeLaunch(dtype, 1, n, k, x, weights.back(), y));
   }
   std::vector<std::vector<MatmulLaunch>> groups;  // consecutive copies, kGemvsPerIteration each
@@ -207,10 +210,10 @@ void BM_Matmul(benchmark::State& state) {
   state.SetLabel(DtypeName(dtype));
   Stream stream = std::move(device->CreateStream()).value();
   std::mt19937 rng(2);
-  Buffer x = RandomActivations(*device, stream, m, k, rng);
-  Buffer y = std::move(device->Allocate(static_cast<uint64_t>(m * n) * sizeof(float))).value();
+  Buffer x = RandomActivations(state, *device, stream, m, k, rng);
+  Buffer y = Allocate(state, *device, static_cast<uint64_t>(m * n) * sizeof(float));
   const std::vector<uint8_t> host = RandomWeights(dtype, n, k, rng);
-  Buffer w = Upload(*device, stream, host.data(), host.size());
+  Buffer w = Upload(state, *device, stream, host.data(), host.size());
   TimeGroups(state, *device, stream, {{MakeLaunch(dtype, m, n, k, x, w, y)}});
   state.counters["FLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(m * n * k),
                                                 benchmark::Counter::kIsIterationInvariantRate);
@@ -242,19 +245,19 @@ void BM_PrefillTinyLlama(benchmark::State& state) {
                          {d_ffn, d_model},   {d_ffn, d_model}, {d_model, d_ffn}};
   Stream stream = std::move(device->CreateStream()).value();
   std::mt19937 rng(3);
-  Buffer x = RandomActivations(*device, stream, m, d_ffn, rng);  // big enough for every k
-  Buffer y = std::move(device->Allocate(static_cast<uint64_t>(m * vocab) * sizeof(float))).value();
+  Buffer x = RandomActivations(state, *device, stream, m, d_ffn, rng);  // big enough for every k
+  Buffer y = Allocate(state, *device, static_cast<uint64_t>(m * vocab) * sizeof(float));
   std::vector<Buffer> weights;
   std::vector<MatmulLaunch> layer_launches;
   double layer_flops = 0;
   for (const Shape& s : layer) {
     const std::vector<uint8_t> host = RandomWeights(dtype, s.n, s.k, rng);
-    weights.push_back(Upload(*device, stream, host.data(), host.size()));
+    weights.push_back(Upload(state, *device, stream, host.data(), host.size()));
     layer_launches.push_back(MakeLaunch(dtype, m, s.n, s.k, x, weights.back(), y));
     layer_flops += 2.0 * m * static_cast<double>(s.n * s.k);
   }
   const std::vector<uint8_t> host = RandomWeights(dtype, vocab, d_model, rng);
-  Buffer output = Upload(*device, stream, host.data(), host.size());
+  Buffer output = Upload(state, *device, stream, host.data(), host.size());
   const MatmulLaunch output_launch = MakeLaunch(dtype, m, vocab, d_model, x, output, y);
   const double output_flops = 2.0 * m * static_cast<double>(vocab * d_model);
 
