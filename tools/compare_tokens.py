@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""tools/compare_tokens.py A.jsonl B.jsonl [--tolerance T] — compares the greedy tokens two
+"""tools/compare_tokens.py A.jsonl B.jsonl [--tolerance T] [--exact] — compares the greedy tokens two
 `hwinfer bench --tokens` runs generated (two backends, or two builds) the way vLLM compares models
 (check_logprobs_close): per request the outputs must be identical, except that at the first
 position where they differ the two candidates must be a near-tie in BOTH runs — each run's token
 among the other's kept top candidates, and the two logits within T of each other in each run —
 after which the sequences legitimately diverge and the rest is not compared. A difference that is
 not a near-tie (or different request ids or lengths) is a failure: exit status 1, naming the
-request and position. Prints one summary line.
+request and position. With --exact every token must be equal (no near-tie allowed: for models
+whose activations are not quantized, where two correct backends differ by ~1e-6 in the logits).
+Prints one summary line.
 
 Why not exact equality: two correct backends differ by rounding (~1e-6 relative in F32), and a
 quantized model amplifies that: when x is quantized to 8-bit blocks, a value within an ulp of a
@@ -28,6 +30,8 @@ def main():
     parser.add_argument("b")
     parser.add_argument("--tolerance", type=float, default=0.05,
                         help="largest logit gap between the two tokens at a divergence (default 0.05)")
+    parser.add_argument("--exact", action="store_true",
+                        help="every token must be equal; a divergence at a near-tie fails too")
     args = parser.parse_args()
     a, b = load(args.a), load(args.b)
     if [r["id"] for r in a] != [r["id"] for r in b]:
@@ -43,6 +47,8 @@ def main():
             if ta == tb:
                 compared += 1
                 continue
+            if args.exact:
+                sys.exit(f"compare_tokens: request {rid} position {i}: {ta} vs {tb} (--exact)")
             if i >= len(ra.get("top", [])) or i >= len(rb.get("top", [])):
                 sys.exit(f"compare_tokens: request {rid} position {i}: {ta} vs {tb} and no top "
                          "logits to judge it (run hwinfer bench with --tokens)")

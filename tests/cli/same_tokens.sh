@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# tests/cli/same_tokens.sh HWINFER CONFIG OUT_DIR DEVICE_A DEVICE_B — two backends in one process
+# tests/cli/same_tokens.sh HWINFER CONFIG OUT_DIR DEVICE_A DEVICE_B [--exact] — two backends in one process
 # and token-for-token agreement: `hwinfer devices` under CONFIG must list both devices, then
 # `hwinfer bench` runs CONFIG's workload on each and tools/compare_tokens.py compares the greedy
 # output tokens (--tokens) request by request: identical, except that a request may diverge at a
 # near-tie of its top two candidates in both runs (rounding; see compare_tokens.py). At least half
-# of the requests must be identical throughout.
+# of the requests must be identical throughout. With --exact, every token must be equal.
 set -euo pipefail
-hw="$1"; config="$2"; out="$3"; a="$4"; b="$5"
+hw="$1"; config="$2"; out="$3"; a="$4"; b="$5"; exact="${6:-}"
 rm -rf "$out"; mkdir -p "$out"
 "$hw" --config "$config" devices --no-probe >"$out/devices.txt"
 for device in "$a" "$b"; do
@@ -20,7 +20,7 @@ for device in "$a" "$b"; do
   "$hw" bench --config "$config" --device "$device" --no-progress \
     --tokens "$out/$device.jsonl" >"$out/$device.txt"
 done
-summary=$(python3 "$(dirname "$0")/../../tools/compare_tokens.py" "$out/$a.jsonl" "$out/$b.jsonl")
+summary=$(python3 "$(dirname "$0")/../../tools/compare_tokens.py" "$out/$a.jsonl" "$out/$b.jsonl" $exact)
 echo "$summary"
 python3 - "$summary" <<'PY'
 import re, sys
