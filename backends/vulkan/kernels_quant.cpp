@@ -22,7 +22,7 @@ namespace hwinfer::vulkan {
 
 namespace {
 
-constexpr uint64_t kXqBlockWords = 9;       // d + 32 int8 (quantize_q8.comp)
+constexpr uint64_t kXqBlockWords = 9;  // d + 32 int8 (quantize_q8.comp)
 // The largest m that quantizes x: MAX_M of shaders/matmul_q_gemv.comp, and the CPU backend's
 // kMatmulQuantizedGemvMaxM (both backends switch paths at the same m).
 constexpr uint64_t kGemvMaxM = 8;

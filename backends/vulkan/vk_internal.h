@@ -169,8 +169,8 @@ struct hwinfer_stream {
   std::shared_ptr<hwinfer::vulkan::Timeline> timeline;
   uint64_t submitted = 0;  // the last value a submission signals
   // Recorded command buffers not submitted yet (dispatch.h, flush): submitted together, in order,
-  // as one vkQueueSubmit when the GPU is idle, when kMaxPendingCommandBuffers wait, or when the host
-  // needs the work to run (synchronize, event record or wait, D2H).
+  // as one vkQueueSubmit when the GPU is idle, when kMaxPendingCommandBuffers wait, or when the
+  // host needs the work to run (synchronize, event record or wait, D2H).
   std::vector<hwinfer::vulkan::Submission> pending;
   std::deque<hwinfer::vulkan::Submission> in_flight;
   // Event waits for the next submission (kept alive until it is submitted).

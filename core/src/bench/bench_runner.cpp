@@ -24,6 +24,7 @@
 #include "hwinfer/probe.h"
 #include "hwinfer/sampler.h"
 #include "hwinfer/scheduler.h"
+#include "hwinfer/tensor_view.h"
 #include "hwinfer/workload.h"
 
 namespace hwinfer {
@@ -75,23 +76,6 @@ double SpecFlopsFor(uint32_t weight_type, const DeviceInfo& info) {
       return info.spec_peak_flops_int8 > 0 ? info.spec_peak_flops_int8 : info.spec_peak_flops_f16;
     default:
       return info.spec_peak_flops_f16;
-  }
-}
-
-const char* WeightTypeName(uint32_t type) {
-  switch (type) {
-    case HWINFER_DTYPE_F32:
-      return "f32";
-    case HWINFER_DTYPE_F16:
-      return "f16";
-    case HWINFER_DTYPE_BF16:
-      return "bf16";
-    case HWINFER_DTYPE_Q8_0:
-      return "q8_0";
-    case HWINFER_DTYPE_Q4_0:
-      return "q4_0";
-    default:
-      return "other";
   }
 }
 
@@ -370,12 +354,12 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                       {"spec_source", spec.spec_source},
                       {"peak_bandwidth_bytes_per_s", peaks.spec_bandwidth_bytes_per_s},
                       {"peak_flops", peaks.spec_flops},
-                      {"peak_flops_dtype", WeightTypeName(ModelWeightType(*model))},
+                      {"peak_flops_dtype", DtypeName(ModelWeightType(*model))},
                       {"measured_bandwidth_bytes_per_s", peaks.measured_bandwidth_bytes_per_s},
                       {"measured_flops", peaks.measured_flops}};
   json["model"] = {{"file", path},
                    {"name", shape.name},
-                   {"weight_type", WeightTypeName(ModelWeightType(*model))},
+                   {"weight_type", DtypeName(ModelWeightType(*model))},
                    {"params", shape.TotalParams()},
                    {"weight_bytes", model->weight_bytes()},
                    {"n_layers", shape.n_layers},
