@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tools/compare_tokens.py A.jsonl B.jsonl [--tolerance T] [--exact] — compares the greedy tokens two
+"""tools/compare_tokens.py A.jsonl B.jsonl [--tolerance T] [--exact] [--min-identical F] — compares the greedy tokens two
 `hwinfer bench --tokens` runs generated (two backends, or two builds) the way vLLM compares models
 (check_logprobs_close): per request the outputs must be identical, except that at the first
 position where they differ the two candidates must be a near-tie in BOTH runs — each run's token
@@ -8,7 +8,8 @@ after which the sequences legitimately diverge and the rest is not compared. A d
 not a near-tie (or different request ids or lengths) is a failure: exit status 1, naming the
 request and position. With --exact every token must be equal (no near-tie allowed: for models
 whose activations are not quantized, where two correct backends differ by ~1e-6 in the logits).
-Prints one summary line.
+With --min-identical F, fewer than F (a fraction) of the requests identical throughout also
+fails. Prints one summary line.
 
 Why not exact equality: two correct backends differ by rounding (~1e-6 relative in F32), and a
 quantized model amplifies that: when x is quantized to 8-bit blocks, a value within an ulp of a
@@ -32,6 +33,8 @@ def main():
                         help="largest logit gap between the two tokens at a divergence (default 0.05)")
     parser.add_argument("--exact", action="store_true",
                         help="every token must be equal; a divergence at a near-tie fails too")
+    parser.add_argument("--min-identical", type=float, default=0.0,
+                        help="fail when fewer than this fraction of requests are identical")
     args = parser.parse_args()
     a, b = load(args.a), load(args.b)
     if [r["id"] for r in a] != [r["id"] for r in b]:
@@ -70,6 +73,9 @@ def main():
     print(f"compare_tokens: {identical} of {len(a)} requests identical; {diverged} diverged at a "
           f"near-tie (largest gap {worst_gap:.3g} <= {args.tolerance}); {compared} of {total} "
           "tokens compared equal")
+    if identical < args.min_identical * len(a) or not a:
+        sys.exit(f"compare_tokens: only {identical} of {len(a)} requests identical throughout "
+                 f"(--min-identical {args.min_identical})")
 
 
 if __name__ == "__main__":
