@@ -15,6 +15,7 @@ packages=(
   clang libclang-rt-14-dev
   python3-matplotlib
   glslc libvulkan-dev mesa-vulkan-drivers  # the Vulkan backend; lavapipe runs it on the CPU
+  hipcc libamdhip64-dev  # the HIP backend (compiled and loaded in CI; no AMD GPU needed)
 )
 missing=()
 for package in "${packages[@]}"; do

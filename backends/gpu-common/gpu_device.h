@@ -1,0 +1,131 @@
+// gpu_device.h — the device-side vendor shim every kernel file (*.cu) of backends/gpu-common
+// includes, so one source compiles with nvcc (HWINFER_GPU_CUDA) and with hipcc (HWINFER_GPU_HIP):
+// the runtime header, the warp size (32 on NVIDIA and RDNA, 64 on CDNA; a device-side constant,
+// never a host launch parameter), warp shuffles and sums, the 4 x int8 dot product (dp4a), half
+// and bfloat16 conversions on raw 16-bit words (the ABI's F16/BF16 storage), and the error word.
+//
+// Rules for kernels: launch geometry on the host never depends on the warp size (block sizes are
+// multiples of 64); reductions go through warp_sum / block_sum below.
+#ifndef HWINFER_BACKENDS_GPU_COMMON_GPU_DEVICE_H_
+#define HWINFER_BACKENDS_GPU_COMMON_GPU_DEVICE_H_
+
+#include <cstdint>
+
+#include "device_errors.h"
+
+#if defined(HWINFER_GPU_CUDA)
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#elif defined(HWINFER_GPU_HIP)
+#include <hip/hip_fp16.h>
+#include <hip/hip_runtime.h>
+#else
+#error "define HWINFER_GPU_CUDA or HWINFER_GPU_HIP"
+#endif
+
+#include "gpu_runtime.h"
+
+namespace hwinfer::gpu {
+
+#if defined(HWINFER_GPU_CUDA)
+inline constexpr int kWarpSize = 32;
+#elif defined(__AMDGCN_WAVEFRONT_SIZE)
+inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;
+#else
+inline constexpr int kWarpSize = 64;  // HIP's host pass; device code sees the real value
+#endif
+
+// Every lane of the warp gets the sum of |value| over the warp.
+__device__ __forceinline__ float warp_sum(float value) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+#if defined(HWINFER_GPU_CUDA)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+#else
+    value += __shfl_xor(value, offset);
+#endif
+  }
+  return value;
+}
+
+__device__ __forceinline__ float warp_max(float value) {
+#pragma unroll
+  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+#if defined(HWINFER_GPU_CUDA)
+    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
+#else
+    value = fmaxf(value, __shfl_xor(value, offset));
+#endif
+  }
+  return value;
+}
+
+// The sum of |value| over the block, returned to every thread. |shared| holds at least
+// blockDim.x / kWarpSize floats (32 covers 1024 threads on any warp size). Every thread of the
+// block must call it; it synchronises twice.
+__device__ __forceinline__ float block_sum(float value, float* shared) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int n_warps = (static_cast<int>(blockDim.x) + kWarpSize - 1) / kWarpSize;
+  value = warp_sum(value);
+  __syncthreads();  // |shared| may still be read by a previous call
+  if (lane == 0) shared[warp] = value;
+  __syncthreads();
+  float total = 0.0f;
+  for (int w = 0; w < n_warps; ++w) total += shared[w];
+  return total;
+}
+
+__device__ __forceinline__ float block_max(float value, float* shared) {
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int n_warps = (static_cast<int>(blockDim.x) + kWarpSize - 1) / kWarpSize;
+  value = warp_max(value);
+  __syncthreads();
+  if (lane == 0) shared[warp] = value;
+  __syncthreads();
+  float result = shared[0];
+  for (int w = 1; w < n_warps; ++w) result = fmaxf(result, shared[w]);
+  return result;
+}
+
+// c + the dot product of the four signed bytes of |a| and |b|.
+__device__ __forceinline__ int dot4_i8(int a, int b, int c) {
+#if defined(HWINFER_GPU_CUDA)
+  return __dp4a(a, b, c);
+#elif defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx1030__)
+  return __builtin_amdgcn_sdot4(a, b, c, false);
+#else
+  const int8_t* x = reinterpret_cast<const int8_t*>(&a);
+  const int8_t* y = reinterpret_cast<const int8_t*>(&b);
+  return c + x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3];
+#endif
+}
+
+// IEEE binary16 <-> float on raw bits (round to nearest even, as the CPU backend).
+__device__ __forceinline__ float f16_to_float(uint16_t bits) {
+  return __half2float(__ushort_as_half(bits));
+}
+__device__ __forceinline__ uint16_t float_to_f16(float value) {
+  return __half_as_ushort(__float2half_rn(value));
+}
+// bfloat16 <-> float on raw bits: the high half of a float; rounding to nearest even, NaN kept
+// quiet (the CPU backend's rule).
+__device__ __forceinline__ float bf16_to_float(uint16_t bits) {
+  return __uint_as_float(static_cast<uint32_t>(bits) << 16);
+}
+__device__ __forceinline__ uint16_t float_to_bf16(float value) {
+  const uint32_t bits = __float_as_uint(value);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  const uint32_t rounded = bits + 0x7fffu + ((bits >> 16) & 1u);
+  return static_cast<uint16_t>(rounded >> 16);
+}
+
+// Records |code| in the stream's error word unless an earlier error is there (first one wins).
+__device__ __forceinline__ void set_device_error(int32_t* error_word, int32_t code) {
+  atomicCAS(reinterpret_cast<int*>(error_word), 0, static_cast<int>(code));
+}
+
+}  // namespace hwinfer::gpu
+
+#endif  // HWINFER_BACKENDS_GPU_COMMON_GPU_DEVICE_H_

@@ -1,0 +1,54 @@
+// gpu_runtime.h — the host-side vendor shim: one spelling of the GPU runtime API for the files of
+// backends/gpu-common, compiled once against the CUDA runtime (HWINFER_GPU_CUDA, the cuda plugin)
+// and once against the HIP runtime (HWINFER_GPU_HIP, the hip plugin).
+//
+// HIP mirrors the CUDA runtime name for name (cudaMalloc <-> hipMalloc), so GPU(Malloc) expands to
+// the vendor's function; the few names that differ are aliased below. Host code only: kernels
+// include gpu_device.h. Must not hold state or include anything but the vendor's runtime API.
+#ifndef HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_
+#define HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_
+
+#if defined(HWINFER_GPU_CUDA) == defined(HWINFER_GPU_HIP)
+#error "define exactly one of HWINFER_GPU_CUDA and HWINFER_GPU_HIP"
+#endif
+
+#if defined(HWINFER_GPU_CUDA)
+#include <cuda_runtime_api.h>
+#define GPU(name) cuda##name
+#define HWINFER_GPU_VENDOR_RUNTIME "CUDA runtime"
+namespace hwinfer::gpu {
+using DeviceProp = cudaDeviceProp;
+inline constexpr cudaError_t kErrorOutOfMemory = cudaErrorMemoryAllocation;
+inline constexpr cudaError_t kErrorNotReady = cudaErrorNotReady;
+inline constexpr unsigned kHostAllocMapped = cudaHostAllocMapped | cudaHostAllocPortable;
+inline cudaError_t host_alloc(void** ptr, size_t bytes) {
+  return cudaHostAlloc(ptr, bytes, kHostAllocMapped);
+}
+inline cudaError_t host_free(void* ptr) { return cudaFreeHost(ptr); }
+}  // namespace hwinfer::gpu
+#else
+#ifndef __HIP_PLATFORM_AMD__
+#define __HIP_PLATFORM_AMD__ 1
+#endif
+#include <hip/hip_runtime_api.h>
+#define GPU(name) hip##name
+#define HWINFER_GPU_VENDOR_RUNTIME "HIP runtime"
+namespace hwinfer::gpu {
+using DeviceProp = hipDeviceProp_t;
+inline constexpr hipError_t kErrorOutOfMemory = hipErrorOutOfMemory;
+inline constexpr hipError_t kErrorNotReady = hipErrorNotReady;
+inline constexpr unsigned kHostAllocMapped = hipHostMallocMapped | hipHostMallocPortable;
+inline hipError_t host_alloc(void** ptr, size_t bytes) {
+  return hipHostMalloc(ptr, bytes, kHostAllocMapped);
+}
+inline hipError_t host_free(void* ptr) { return hipHostFree(ptr); }
+}  // namespace hwinfer::gpu
+#endif
+
+// The vendor's types under one name.
+using gpuError_t = GPU(Error_t);
+using gpuStream_t = GPU(Stream_t);
+using gpuEvent_t = GPU(Event_t);
+inline constexpr gpuError_t gpuSuccess = GPU(Success);
+
+#endif  // HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_

@@ -1,0 +1,47 @@
+// kernel_util.h — what the GPU plugins' kernel families share on the host side (kernels.cpp and
+// kernels_*.cpp): the shared-check context with this backend's limits hook, view addressing, the
+// launch check, and each family's limits and enqueue functions. Internal to the plugin.
+//
+// A family's enqueue follows one shape: guarded(); require stream and desc; the shared check
+// (backend::check_<kind>(check_context(stream->device, true), *desc)), which ends in this
+// backend's limits; use_device(); launch the kernels (launch.h) on stream->stream; check_launch().
+#ifndef HWINFER_BACKENDS_GPU_COMMON_KERNEL_UTIL_H_
+#define HWINFER_BACKENDS_GPU_COMMON_KERNEL_UTIL_H_
+
+#include <cstdint>
+
+#include "common/check_context.h"
+#include "gpu_internal.h"
+
+namespace hwinfer::gpu {
+
+// The shared checks' context for |device|, with gpu_limits (kernels.cpp) as the per-plugin hook.
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
+
+// The device address of a view's first byte (its buffer's device pointer + offset_bytes).
+inline uint8_t* view_data(const hwinfer_tensor_view& view) {
+  return view.buffer->device_ptr + view.offset_bytes;
+}
+
+// True for an optional operand that is not given (NULL buffer and, at query time, rank 0).
+inline bool view_absent(const hwinfer_tensor_view& view) {
+  return view.buffer == nullptr && view.rank == 0;
+}
+
+// The runtime's error for the last launch on this thread ("<plugin> <kernel>: launch failed: ..."),
+// or NULL.
+hwinfer_error* check_launch(const char* kernel);
+
+// UNSUPPORTED "<plugin> <kernel>: operand <operand> ..." unless |view|'s offset and strides are
+// whole elements of its dtype and its strides are not negative (what the kernels index); absent
+// optional operands pass.
+hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* kernel,
+                                      const char* operand);
+
+// kernels_probe.cpp
+hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
+                                       const hwinfer_bandwidth_probe_desc* desc);
+
+}  // namespace hwinfer::gpu
+
+#endif  // HWINFER_BACKENDS_GPU_COMMON_KERNEL_UTIL_H_

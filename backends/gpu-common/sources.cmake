@@ -1,0 +1,21 @@
+# The sources of backends/gpu-common, included by backends/cuda and backends/hip, which compile
+# them into their plugin with their vendor's compiler: HWINFER_GPU_HOST_SOURCES are plain C++
+# (the host compiler, against the vendor's runtime API), HWINFER_GPU_KERNEL_SOURCES are CUDA C++
+# (nvcc, or hipcc for HIP).
+set(HWINFER_GPU_COMMON_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(HWINFER_GPU_HOST_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/plugin_entry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/device.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp)
+set(HWINFER_GPU_KERNEL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/probe.cu)
+# Headers the kernels include (the HIP custom commands list them as dependencies).
+set(HWINFER_GPU_KERNEL_HEADERS
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_device.h
+  ${CMAKE_CURRENT_LIST_DIR}/gpu_runtime.h
+  ${CMAKE_CURRENT_LIST_DIR}/device_errors.h
+  ${CMAKE_CURRENT_LIST_DIR}/launch.h)
