@@ -2,7 +2,8 @@
 // F16, BF16 through gemm with b_transposed = 1; Q8_0, Q4_0 through matmul_quantized), launched
 // through the ABI and timed between device events:
 //   BM_Gemv     m = 1 (decode), 8 launches per timed iteration: "weight_bytes/s" (the weight
-//               matrix bytes per second; the reported time is per 8 GEMVs)
+//               matrix bytes per second; the reported time is per 8 GEMVs); TinyLlama shapes
+//   BM_GemvLlama2_7b  the same at the llama2-7b shapes (F16, Q8_0, Q4_0), for the GPU targets
 //   BM_Matmul   m = 128 (a prefill chunk):  counter "FLOP/s" (2 m n k per launch)
 //   BM_PrefillTinyLlama  the 7 matmuls of one TinyLlama-1.1B layer at m = 128, launched back to
 //                        back: "FLOP/s", "layers_tok/s" (128 tokens / 22 layer times) and
@@ -200,6 +201,24 @@ void GemvArgs(benchmark::internal::Benchmark* b) {
   }
 }
 BENCHMARK(BM_Gemv)->Apply(GemvArgs)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+// The llama2-7b decode GEMVs (d_model 4096, ffn 11008, vocab 32000) in the dtypes issue 6's GPU
+// targets name (F16 and Q4_0) plus Q8_0: what tools/gpu-check.sh reports against the measured copy
+// bandwidth. A separate name so the CPU's default runs stay on the TinyLlama shapes above.
+void GemvLlama2_7bArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"dtype", "n", "k"});
+  for (int64_t dtype : {kF16, kQ8, kQ4}) {
+    for (auto [n, k] : {std::pair<int64_t, int64_t>{4096, 4096}, {11008, 4096}, {4096, 11008},
+                        {32000, 4096}}) {
+      b->Args({dtype, n, k});
+    }
+  }
+}
+void BM_GemvLlama2_7b(benchmark::State& state) { BM_Gemv(state); }
+BENCHMARK(BM_GemvLlama2_7b)
+    ->Apply(GemvLlama2_7bArgs)
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // Arguments: w dtype, m, n, k.
 void BM_Matmul(benchmark::State& state) {
