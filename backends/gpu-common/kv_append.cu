@@ -15,9 +15,11 @@
 // tokens of its own pool blocks, so one (pool block, head) is owned by exactly one CUDA block and
 // sees its tokens in order, while different blocks run in parallel.
 //
-// Slots are data on the device: kv_validate_slots sets kKvSlotOutOfRange for a slot >= n_slots
-// and kv_append_kernel then writes nothing (it returns when the stream's error word is set).
-// Must not allocate or synchronise.
+// Slots are data on the device. One kernel validates and appends: every CUDA block first reads
+// the whole slot_mapping and, when any slot is >= n_slots, writes nothing (block (0, 0, 0) sets
+// kKvSlotOutOfRange in the stream's error word), so a bad slot anywhere means no write anywhere
+// without a second launch (as kv_append.comp). A block also writes nothing when the error word is
+// already set by an earlier kernel (device_errors.h's rule). Must not allocate or synchronise.
 #include "gpu_device.h"
 #include "launch.h"
 
@@ -62,15 +64,6 @@ __device__ __forceinline__ int8_t quantize(float x, float scale) {
   return static_cast<int8_t>(fminf(fmaxf(q, -127.0f), 127.0f));
 }
 
-__global__ void kv_validate_slots(int64_t n_tokens, const int32_t* __restrict__ slots,
-                                  int64_t slot_stride, int64_t n_slots, int32_t* error_word) {
-  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t t = first; t < n_tokens; t += step) {
-    if (slots[t * slot_stride] >= n_slots) set_device_error(error_word, kKvSlotOutOfRange);
-  }
-}
-
 // Token |t| of |side|, head |head|, into |slot| (valid, >= 0). Called by every thread of the block
 // with the same arguments (it synchronises for I8 pools).
 __device__ void append_token(const GpuKvSide& side, int64_t t, int64_t head, int64_t slot,
@@ -107,8 +100,9 @@ __device__ void append_token(const GpuKvSide& side, int64_t t, int64_t head, int
     if (tid == 0) *scale_at = new_scale;
     scale = new_scale;
   }
-  for (int64_t d = tid; d < head_dim; d += step)
+  for (int64_t d = tid; d < head_dim; d += step) {
     pool[dst + d] = quantize(load_src(side, x0 + d), scale);
+  }
   __syncthreads();  // the next token of this block sees these rows and this scale
 }
 
@@ -117,11 +111,24 @@ __device__ void append_token(const GpuKvSide& side, int64_t t, int64_t head, int
 __global__ void __launch_bounds__(kThreads)
     kv_append_kernel(int64_t n_tokens, int64_t n_kv_heads, int64_t head_dim, int64_t block_size,
                      const int32_t* __restrict__ slots, int64_t slot_stride, GpuKvSide k,
-                     GpuKvSide v, const int32_t* error_word) {
+                     GpuKvSide v, int64_t n_slots, int32_t* error_word) {
   __shared__ int32_t staged[kThreads];
   __shared__ float reduce[32];
-  if (*error_word != 0) return;  // a bad slot (or an earlier kernel's error): write nothing
-  const GpuKvSide& side = blockIdx.z == 0 ? k : v;
+  __shared__ int bad_slot;
+  if (*error_word != 0) return;  // an earlier kernel's error: write nothing (uniform)
+  if (threadIdx.x == 0) bad_slot = 0;
+  __syncthreads();
+  for (int64_t t = threadIdx.x; t < n_tokens; t += kThreads) {
+    if (slots[t * slot_stride] >= n_slots) atomicOr(&bad_slot, 1);
+  }
+  __syncthreads();
+  if (bad_slot != 0) {  // uniform: every thread reads the same shared word
+    if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0) {
+      set_device_error(error_word, kKvSlotOutOfRange);
+    }
+    return;
+  }
+  const GpuKvSide side = blockIdx.z == 0 ? k : v;
   const auto group = static_cast<int64_t>(blockIdx.x);
   const auto groups = static_cast<int64_t>(gridDim.x);
   for (int64_t head = blockIdx.y; head < n_kv_heads; head += gridDim.y) {
@@ -147,12 +154,6 @@ gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_d
                             int64_t block_size, int64_t num_blocks, const int32_t* slots,
                             int64_t slot_stride, const GpuKvSide& k, const GpuKvSide& v,
                             int32_t* error_word, uint32_t compute_units, gpuStream_t stream) {
-  int64_t validate_blocks = (n_tokens + kThreads - 1) / kThreads;
-  if (validate_blocks > 1024) validate_blocks = 1024;
-  kv_validate_slots<<<static_cast<unsigned>(validate_blocks), kThreads, 0, stream>>>(
-      n_tokens, slots, slot_stride, num_blocks * block_size, error_word);
-  const gpuError_t validate_error = GPU(GetLastError)();
-  if (validate_error != gpuSuccess) return validate_error;
   // About four CUDA blocks per multiprocessor over (groups, heads, 2 sides); no more groups than
   // pool blocks or than tokens (each group scans every slot, so idle groups cost only the scan).
   const int64_t heads = n_kv_heads < kMaxGridY ? n_kv_heads : kMaxGridY;
@@ -164,7 +165,8 @@ gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_d
   if (groups < 1) groups = 1;
   const dim3 grid(static_cast<unsigned>(groups), static_cast<unsigned>(heads), 2);
   kv_append_kernel<<<grid, kThreads, 0, stream>>>(n_tokens, n_kv_heads, head_dim, block_size, slots,
-                                                  slot_stride, k, v, error_word);
+                                                  slot_stride, k, v, num_blocks * block_size,
+                                                  error_word);
   return GPU(GetLastError)();
 }
 

@@ -84,9 +84,9 @@ struct GpuKvSide {
 };
 
 //   slots: [n_tokens] I32 (|slot_stride| elements apart); a negative slot skips its token, a slot
-//   >= num_blocks * block_size sets kKvSlotOutOfRange in |error_word| and nothing is written (a
-//   validation kernel runs first). The CPU backend's rule bit for bit, tokens in order per
-//   (pool block, head). |compute_units| sizes the grid.
+//   >= num_blocks * block_size sets kKvSlotOutOfRange in |error_word| and nothing is written
+//   (every block checks all slots before it writes). The CPU backend's rule bit for bit, tokens
+//   in order per (pool block, head). |compute_units| sizes the grid. One launch.
 gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_dim,
                             int64_t block_size, int64_t num_blocks, const int32_t* slots,
                             int64_t slot_stride, const GpuKvSide& k, const GpuKvSide& v,

@@ -16,7 +16,8 @@ namespace hwinfer::gpu {
 
 namespace {
 
-constexpr int kThreads = 256;  // silu_mul, rope, embedding, validation
+constexpr int kThreads = 256;         // silu_mul, rope, embedding, validation
+constexpr int kMaxRmsThreads = 1024;  // rms_norm: 256, 512 or 1024 threads by row length
 constexpr int64_t kMaxGridY = 65535;
 constexpr int64_t kMaxRowBlocks = int64_t{1} << 20;  // rows walked by a grid-stride loop beyond
 
@@ -51,9 +52,9 @@ int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 // Pass 2 walks the SAME elements per thread (so each thread re-reads only what it wrote) and
 // stores out[i] = h[i] * inv_rms * weight[i].
 
-__global__ void rms_norm_kernel(int64_t n_tokens, int64_t dim, float eps, GpuRowMatrix x,
-                                GpuRowMatrix residual, const float* __restrict__ weight,
-                                GpuRowMatrix out) {
+__global__ void __launch_bounds__(kMaxRmsThreads)
+    rms_norm_kernel(int64_t n_tokens, int64_t dim, float eps, GpuRowMatrix x, GpuRowMatrix residual,
+                    const float* __restrict__ weight, GpuRowMatrix out) {
   __shared__ float reduce[32];
   const bool has_residual = residual.data != nullptr;
   const auto tid = static_cast<int64_t>(threadIdx.x);
@@ -113,9 +114,9 @@ __global__ void silu_mul_kernel(int64_t n_tokens, int64_t dim, GpuRowMatrix gate
 // q and k: each unit is owned by one thread, which loads both elements of its pair and stores
 // both, so no two threads touch one element.
 
-__global__ void rope_kernel(int64_t n_tokens, int64_t half, double theta_base, bool neox,
-                            GpuHeadMatrix q, GpuHeadMatrix k, const int32_t* __restrict__ positions,
-                            int64_t position_stride) {
+__global__ void __launch_bounds__(kThreads)
+    rope_kernel(int64_t n_tokens, int64_t half, double theta_base, bool neox, GpuHeadMatrix q,
+                GpuHeadMatrix k, const int32_t* __restrict__ positions, int64_t position_stride) {
   extern __shared__ float cos_sin[];  // [half][2]
   const auto tid = static_cast<int64_t>(threadIdx.x);
   const auto step = static_cast<int64_t>(blockDim.x);
@@ -230,7 +231,7 @@ gpuError_t launch_rms_norm(int64_t n_tokens, int64_t dim, float eps, GpuRowMatri
                            GpuRowMatrix residual, const float* weight, GpuRowMatrix out,
                            gpuStream_t stream) {
   // Wide rows get more threads (a decode step has one row per block and few rows).
-  const int threads = dim >= 4096 ? 1024 : (dim >= 1024 ? 512 : 256);
+  const int threads = dim >= 4096 ? kMaxRmsThreads : (dim >= 1024 ? 512 : 256);
   const dim3 grid(static_cast<unsigned>(min64(n_tokens, kMaxRowBlocks)));
   rms_norm_kernel<<<grid, threads, 0, stream>>>(n_tokens, dim, eps, x, residual, weight, out);
   return GPU(GetLastError)();
