@@ -5,6 +5,8 @@
 // rowwise_ops.cpp, token_ops.cpp): F32 arithmetic, F16 operands converted on load and rounded to
 // nearest even on store, rope's angles and rms_norm's 1/rms in double.
 //
+// rms_norm and silu_mul read and write 4 elements per access (float4 / 8-byte F16 words) when
+// every operand's rows are aligned to that and dim % 4 == 0, element by element otherwise.
 // Memory is byte-addressable here, so F16 elements are stored as whole 16-bit words (no atomics).
 // Every index that multiplies a row or token by a stride is 64-bit. Launch geometry never depends
 // on the warp size. Must not allocate or synchronise; host code only launches.
@@ -44,14 +46,63 @@ __device__ __forceinline__ void* row_of(const GpuRowMatrix& m, int64_t t) {
 
 int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+// kWidth consecutive elements (a "unit") of an F32 or F16 row: unit |u| holds elements
+// u * kWidth .. u * kWidth + kWidth - 1. kWidth 4 reads and writes one 16-byte (F32) or 8-byte
+// (F16) word per unit; the host picks it only when every row and pointer is aligned to that word
+// (vector_aligned below) and dim % 4 == 0. kWidth 1 is the element-wise path for everything else.
+template <int kWidth>
+__device__ __forceinline__ void load_unit(const void* base, bool f16, int64_t u,
+                                          float (&v)[kWidth]) {
+  if constexpr (kWidth == 1) {
+    v[0] = load_element(base, f16, u);
+  } else {
+    static_assert(kWidth == 4, "units are 1 or 4 elements");
+    if (f16) {
+      const uint2 w = static_cast<const uint2*>(base)[u];  // little-endian: element 0 = low half
+      v[0] = f16_to_float(static_cast<uint16_t>(w.x & 0xffffu));
+      v[1] = f16_to_float(static_cast<uint16_t>(w.x >> 16));
+      v[2] = f16_to_float(static_cast<uint16_t>(w.y & 0xffffu));
+      v[3] = f16_to_float(static_cast<uint16_t>(w.y >> 16));
+    } else {
+      const float4 w = static_cast<const float4*>(base)[u];
+      v[0] = w.x;
+      v[1] = w.y;
+      v[2] = w.z;
+      v[3] = w.w;
+    }
+  }
+}
+
+template <int kWidth>
+__device__ __forceinline__ void store_unit(void* base, bool f16, int64_t u,
+                                           const float (&v)[kWidth]) {
+  if constexpr (kWidth == 1) {
+    store_element(base, f16, u, v[0]);
+  } else {
+    static_assert(kWidth == 4, "units are 1 or 4 elements");
+    if (f16) {
+      uint2 w;
+      w.x = static_cast<uint32_t>(float_to_f16(v[0])) |
+            (static_cast<uint32_t>(float_to_f16(v[1])) << 16);
+      w.y = static_cast<uint32_t>(float_to_f16(v[2])) |
+            (static_cast<uint32_t>(float_to_f16(v[3])) << 16);
+      static_cast<uint2*>(base)[u] = w;
+    } else {
+      static_cast<float4*>(base)[u] = make_float4(v[0], v[1], v[2], v[3]);
+    }
+  }
+}
+
 // ---- RMSNorm -----------------------------------------------------------------------------------
 //   x, out, residual: [n_tokens, dim] F32 | F16;  weight: [dim] F32
-// One block per row (grid-stride over rows). Pass 1: each thread walks i = tid, tid + blockDim,
-// ... of the row: with a residual it stores residual[i] += x[i] and keeps the stored value (rounded
-// when F16) as h[i]; it sums h[i]^2. block_sum gives the row's sum; 1/rms in double as the CPU.
-// Pass 2 walks the SAME elements per thread (so each thread re-reads only what it wrote) and
-// stores out[i] = h[i] * inv_rms * weight[i].
+// One block per row (grid-stride over rows). Pass 1: each thread walks units u = tid,
+// tid + blockDim, ... of the row (dim / kWidth units): with a residual it stores
+// residual[i] += x[i] and keeps the stored value (rounded when F16) as h[i]; it sums h[i]^2.
+// block_sum gives the row's sum; 1/rms in double as the CPU. Pass 2 walks the SAME units per
+// thread (so each thread re-reads only what it wrote) and stores out[i] = h[i] * inv_rms *
+// weight[i].
 
+template <int kWidth>
 __global__ void __launch_bounds__(kMaxRmsThreads)
     rms_norm_kernel(int64_t n_tokens, int64_t dim, float eps, GpuRowMatrix x, GpuRowMatrix residual,
                     const float* __restrict__ weight, GpuRowMatrix out) {
@@ -59,48 +110,71 @@ __global__ void __launch_bounds__(kMaxRmsThreads)
   const bool has_residual = residual.data != nullptr;
   const auto tid = static_cast<int64_t>(threadIdx.x);
   const auto step = static_cast<int64_t>(blockDim.x);
+  const int64_t units = dim / kWidth;  // exact: kWidth 4 only when dim % 4 == 0
   for (int64_t t = blockIdx.x; t < n_tokens; t += gridDim.x) {
     const void* x_row = row_of(x, t);
     void* r_row = has_residual ? row_of(residual, t) : nullptr;
     void* o_row = row_of(out, t);
     float sum = 0.0f;
-    for (int64_t i = tid; i < dim; i += step) {
-      float h = load_element(x_row, x.f16, i);
+    for (int64_t u = tid; u < units; u += step) {
+      float h[kWidth];
+      load_unit<kWidth>(x_row, x.f16, u, h);
       if (has_residual) {
-        h += load_element(r_row, residual.f16, i);
-        store_element(r_row, residual.f16, i, h);
-        if (residual.f16) h = f16_to_float(float_to_f16(h));  // h is what residual holds
+        float r[kWidth];
+        load_unit<kWidth>(r_row, residual.f16, u, r);
+#pragma unroll
+        for (int j = 0; j < kWidth; ++j) h[j] += r[j];
+        store_unit<kWidth>(r_row, residual.f16, u, h);
+        if (residual.f16) {  // h is what residual holds
+#pragma unroll
+          for (int j = 0; j < kWidth; ++j) h[j] = f16_to_float(float_to_f16(h[j]));
+        }
       }
-      sum += h * h;
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) sum += h[j] * h[j];
     }
     const float total = block_sum(sum, reduce);  // synchronises: safe to loop to the next row
     const auto inv_rms =
         static_cast<float>(1.0 / sqrt(static_cast<double>(total) / static_cast<double>(dim) +
                                       static_cast<double>(eps)));
-    for (int64_t i = tid; i < dim; i += step) {
-      const float h =
-          has_residual ? load_element(r_row, residual.f16, i) : load_element(x_row, x.f16, i);
-      store_element(o_row, out.f16, i, __fmul_rn(__fmul_rn(h, inv_rms), weight[i]));
+    for (int64_t u = tid; u < units; u += step) {
+      float h[kWidth];
+      float w[kWidth];
+      if (has_residual) {
+        load_unit<kWidth>(r_row, residual.f16, u, h);
+      } else {
+        load_unit<kWidth>(x_row, x.f16, u, h);
+      }
+      load_unit<kWidth>(weight, false, u, w);
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) h[j] = __fmul_rn(__fmul_rn(h[j], inv_rms), w[j]);
+      store_unit<kWidth>(o_row, out.f16, u, h);
     }
   }
 }
 
 // ---- SiLU-mul ----------------------------------------------------------------------------------
 //   gate, up, out: [n_tokens, dim] F32 | F16
-// x: columns (grid-stride), y: rows (strided by gridDim.y). One element per thread per step.
+// x: units of the row (grid-stride), y: rows (strided by gridDim.y). One unit per thread per step.
 
+template <int kWidth>
 __global__ void silu_mul_kernel(int64_t n_tokens, int64_t dim, GpuRowMatrix gate, GpuRowMatrix up,
                                 GpuRowMatrix out) {
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t units = dim / kWidth;  // exact: kWidth 4 only when dim % 4 == 0
   for (int64_t t = blockIdx.y; t < n_tokens; t += gridDim.y) {
     const void* g_row = row_of(gate, t);
     const void* u_row = row_of(up, t);
     void* o_row = row_of(out, t);
-    for (int64_t i = first; i < dim; i += step) {
-      const float g = load_element(g_row, gate.f16, i);
-      const float u = load_element(u_row, up.f16, i);
-      store_element(o_row, out.f16, i, __fmul_rn(__fdiv_rn(g, 1.0f + expf(-g)), u));
+    for (int64_t u = first; u < units; u += step) {
+      float g[kWidth];
+      float v[kWidth];
+      load_unit<kWidth>(g_row, gate.f16, u, g);
+      load_unit<kWidth>(u_row, up.f16, u, v);
+#pragma unroll
+      for (int j = 0; j < kWidth; ++j) g[j] = __fmul_rn(__fdiv_rn(g[j], 1.0f + expf(-g[j])), v[j]);
+      store_unit<kWidth>(o_row, out.f16, u, g);
     }
   }
 }
@@ -218,6 +292,15 @@ __global__ void embedding_gather(int64_t n_tokens, int64_t dim, uint32_t dtype,
   }
 }
 
+// True when every row of |m| starts at a multiple of its 4-element unit (16 bytes for F32, 8 for
+// F16): the data pointer and the row stride in bytes are both multiples of it.
+bool vector_aligned(const GpuRowMatrix& m) {
+  const int64_t unit_bytes = m.f16 ? 8 : 16;
+  const int64_t stride_bytes = m.row_stride * (m.f16 ? 2 : 4);
+  return reinterpret_cast<uintptr_t>(m.data) % static_cast<uintptr_t>(unit_bytes) == 0 &&
+         stride_bytes % unit_bytes == 0;
+}
+
 // Blocks to cover |n| items with |threads| each, at least 1 and at most |cap|.
 unsigned blocks_for(int64_t n, int64_t threads, int64_t cap) {
   int64_t blocks = (n + threads - 1) / threads;
@@ -233,15 +316,29 @@ gpuError_t launch_rms_norm(int64_t n_tokens, int64_t dim, float eps, GpuRowMatri
   // Wide rows get more threads (a decode step has one row per block and few rows).
   const int threads = dim >= 4096 ? kMaxRmsThreads : (dim >= 1024 ? 512 : 256);
   const dim3 grid(static_cast<unsigned>(min64(n_tokens, kMaxRowBlocks)));
-  rms_norm_kernel<<<grid, threads, 0, stream>>>(n_tokens, dim, eps, x, residual, weight, out);
+  const bool vector = dim % 4 == 0 && vector_aligned(x) && vector_aligned(out) &&
+                      (residual.data == nullptr || vector_aligned(residual)) &&
+                      reinterpret_cast<uintptr_t>(weight) % 16 == 0;
+  if (vector) {
+    rms_norm_kernel<4><<<grid, threads, 0, stream>>>(n_tokens, dim, eps, x, residual, weight, out);
+  } else {
+    rms_norm_kernel<1><<<grid, threads, 0, stream>>>(n_tokens, dim, eps, x, residual, weight, out);
+  }
   return GPU(GetLastError)();
 }
 
 gpuError_t launch_silu_mul(int64_t n_tokens, int64_t dim, GpuRowMatrix gate, GpuRowMatrix up,
                            GpuRowMatrix out, gpuStream_t stream) {
-  const dim3 grid(blocks_for(dim, kThreads, 4096),
+  const bool vector =
+      dim % 4 == 0 && vector_aligned(gate) && vector_aligned(up) && vector_aligned(out);
+  const int64_t units = vector ? dim / 4 : dim;
+  const dim3 grid(blocks_for(units, kThreads, 4096),
                   static_cast<unsigned>(min64(n_tokens, kMaxGridY)));
-  silu_mul_kernel<<<grid, kThreads, 0, stream>>>(n_tokens, dim, gate, up, out);
+  if (vector) {
+    silu_mul_kernel<4><<<grid, kThreads, 0, stream>>>(n_tokens, dim, gate, up, out);
+  } else {
+    silu_mul_kernel<1><<<grid, kThreads, 0, stream>>>(n_tokens, dim, gate, up, out);
+  }
   return GPU(GetLastError)();
 }
 
