@@ -13,7 +13,13 @@
 // head are further split over |groups| CUDA blocks (pool block b belongs to group b % groups): each
 // CUDA block scans slot_mapping in token order (staged through shared memory) and applies only the
 // tokens of its own pool blocks, so one (pool block, head) is owned by exactly one CUDA block and
-// sees its tokens in order, while different blocks run in parallel.
+// sees its tokens in order, while different blocks run in parallel. Within a CUDA block:
+//   I8 pools: the chunk's tokens one after the other, the whole block on each (block_max,
+//     requantize, store; barriers between the steps and between tokens);
+//   F16 pools: a row only overwrites its slot, so the chunk's tokens of this group are written in
+//     parallel, except that a token whose slot a later token of the same chunk also names is
+//     dropped (the later one wins, as in token order); chunks are separated by barriers, so a
+//     later chunk's write to the same slot lands last.
 //
 // Slots are data on the device. One kernel validates and appends: every CUDA block first reads
 // the whole slot_mapping and, when any slot is >= n_slots, writes nothing (block (0, 0, 0) sets
@@ -64,10 +70,21 @@ __device__ __forceinline__ int8_t quantize(float x, float scale) {
   return static_cast<int8_t>(fminf(fmaxf(q, -127.0f), 127.0f));
 }
 
-// Token |t| of |side|, head |head|, into |slot| (valid, >= 0). Called by every thread of the block
-// with the same arguments (it synchronises for I8 pools).
-__device__ void append_token(const GpuKvSide& side, int64_t t, int64_t head, int64_t slot,
-                             int64_t head_dim, int64_t block_size, float* reduce) {
+// Element |d| of token |t|, head |head| of |side| into its F16 pool at |slot| (valid, >= 0).
+__device__ __forceinline__ void append_f16_element(const GpuKvSide& side, int64_t t, int64_t head,
+                                                   int64_t slot, int64_t d, int64_t block_size) {
+  const int64_t block = slot / block_size;
+  const int64_t row = slot % block_size;
+  const int64_t x = t * side.src_token_stride + head * side.src_head_stride + d;
+  const int64_t dst = block * side.pool_block_stride + row * side.pool_row_stride +
+                      head * side.pool_head_stride + d;
+  static_cast<uint16_t*>(side.pool)[dst] = f32_to_f16_exact(load_src(side, x));
+}
+
+// Token |t| of |side|, head |head|, into its I8 pool at |slot| (valid, >= 0). Called by every
+// thread of the block with the same arguments (it synchronises).
+__device__ void append_token_i8(const GpuKvSide& side, int64_t t, int64_t head, int64_t slot,
+                                int64_t head_dim, int64_t block_size, float* reduce) {
   const auto tid = static_cast<int64_t>(threadIdx.x);
   const auto step = static_cast<int64_t>(blockDim.x);
   const int64_t block = slot / block_size;
@@ -75,14 +92,6 @@ __device__ void append_token(const GpuKvSide& side, int64_t t, int64_t head, int
   const int64_t x0 = t * side.src_token_stride + head * side.src_head_stride;
   const int64_t block_head = block * side.pool_block_stride + head * side.pool_head_stride;
   const int64_t dst = block_head + row * side.pool_row_stride;
-  if (!side.pool_i8) {
-    // Element d is always written by the same thread, so a later token to the same slot wins.
-    auto* pool = static_cast<uint16_t*>(side.pool);
-    for (int64_t d = tid; d < head_dim; d += step) {
-      pool[dst + d] = f32_to_f16_exact(load_src(side, x0 + d));
-    }
-    return;
-  }
   auto* pool = static_cast<int8_t*>(side.pool);
   float m = 0.0f;
   for (int64_t d = tid; d < head_dim; d += step) m = fmaxf(m, fabsf(load_src(side, x0 + d)));
@@ -112,7 +121,9 @@ __global__ void __launch_bounds__(kThreads)
     kv_append_kernel(int64_t n_tokens, int64_t n_kv_heads, int64_t head_dim, int64_t block_size,
                      const int32_t* __restrict__ slots, int64_t slot_stride, GpuKvSide k,
                      GpuKvSide v, int64_t n_slots, int32_t* error_word) {
-  __shared__ int32_t staged[kThreads];
+  __shared__ int32_t staged[kThreads];  // the chunk's slots
+  __shared__ int32_t live[kThreads];    // F16: the chunk positions this block writes
+  __shared__ int n_live;
   __shared__ float reduce[32];
   __shared__ int bad_slot;
   if (*error_word != 0) return;  // an earlier kernel's error: write nothing (uniform)
@@ -134,15 +145,34 @@ __global__ void __launch_bounds__(kThreads)
   for (int64_t head = blockIdx.y; head < n_kv_heads; head += gridDim.y) {
     for (int64_t chunk = 0; chunk < n_tokens; chunk += kThreads) {
       const int64_t t = chunk + threadIdx.x;
-      __syncthreads();  // the previous chunk's staged slots are no longer read
+      __syncthreads();  // the previous chunk's staged, live and n_live are no longer read
       staged[threadIdx.x] = t < n_tokens ? slots[t * slot_stride] : -1;
+      if (threadIdx.x == 0) n_live = 0;
       __syncthreads();
-      const int64_t in_chunk = n_tokens - chunk < kThreads ? n_tokens - chunk : kThreads;
-      for (int64_t j = 0; j < in_chunk; ++j) {
+      const int in_chunk =
+          static_cast<int>(n_tokens - chunk < kThreads ? n_tokens - chunk : kThreads);
+      if (!side.pool_i8) {
+        const int j = static_cast<int>(threadIdx.x);
+        if (j < in_chunk) {
+          const int32_t slot = staged[j];
+          bool mine = slot >= 0 && (slot / block_size) % groups == group;
+          for (int later = j + 1; mine && later < in_chunk; ++later) mine = staged[later] != slot;
+          if (mine) live[atomicAdd(&n_live, 1)] = j;
+        }
+        __syncthreads();
+        const int64_t items = static_cast<int64_t>(n_live) * head_dim;
+        for (int64_t item = threadIdx.x; item < items; item += kThreads) {
+          const int live_j = live[item / head_dim];
+          append_f16_element(side, chunk + live_j, head, staged[live_j], item % head_dim,
+                             block_size);
+        }
+        continue;
+      }
+      for (int j = 0; j < in_chunk; ++j) {
         const int32_t slot = staged[j];  // the same in every thread: the branches are uniform
         if (slot < 0) continue;          // padding
         if ((slot / block_size) % groups != group) continue;  // another CUDA block's pool block
-        append_token(side, chunk + j, head, slot, head_dim, block_size, reduce);
+        append_token_i8(side, chunk + j, head, slot, head_dim, block_size, reduce);
       }
     }
   }
@@ -154,10 +184,11 @@ gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_d
                             int64_t block_size, int64_t num_blocks, const int32_t* slots,
                             int64_t slot_stride, const GpuKvSide& k, const GpuKvSide& v,
                             int32_t* error_word, uint32_t compute_units, gpuStream_t stream) {
-  // About four CUDA blocks per multiprocessor over (groups, heads, 2 sides); no more groups than
-  // pool blocks or than tokens (each group scans every slot, so idle groups cost only the scan).
+  // About sixteen CUDA blocks per multiprocessor (one full wave of 128-thread blocks) over
+  // (groups, heads, 2 sides); no more groups than pool blocks or than tokens (every group scans
+  // every slot, so an idle group costs only the scan).
   const int64_t heads = n_kv_heads < kMaxGridY ? n_kv_heads : kMaxGridY;
-  const int64_t target = 4 * static_cast<int64_t>(compute_units > 0 ? compute_units : 32);
+  const int64_t target = 16 * static_cast<int64_t>(compute_units > 0 ? compute_units : 32);
   int64_t groups = target / (2 * heads);
   if (groups > num_blocks) groups = num_blocks;
   if (groups > n_tokens) groups = n_tokens;
