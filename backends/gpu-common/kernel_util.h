@@ -42,6 +42,21 @@ hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const cha
 hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
                                        const hwinfer_bandwidth_probe_desc* desc);
 
+// kernels_rows.cpp: the per-token kernels (rows.cu) and their limits (UNSUPPORTED with the reason
+// for what the shared checks admit but the kernels cannot run).
+hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc);
+hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc);
+hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc);
+hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
+hwinfer_error* rms_norm_limits(const hwinfer_rms_norm_desc& d);
+hwinfer_error* silu_mul_limits(const hwinfer_silu_mul_desc& d);
+hwinfer_error* rope_limits(const hwinfer_rope_desc& d, bool require_buffers);
+hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d);
+
+// kernels_kv.cpp: kv_append (kv_append.cu) and its limits.
+hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc);
+hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d);
+
 }  // namespace hwinfer::gpu
 
 #endif  // HWINFER_BACKENDS_GPU_COMMON_KERNEL_UTIL_H_

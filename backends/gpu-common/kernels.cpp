@@ -38,6 +38,16 @@ hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, c
   switch (kind) {
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
+    case HWINFER_KERNEL_RMS_NORM:
+      return rms_norm_limits(*static_cast<const hwinfer_rms_norm_desc*>(desc));
+    case HWINFER_KERNEL_SILU_MUL:
+      return silu_mul_limits(*static_cast<const hwinfer_silu_mul_desc*>(desc));
+    case HWINFER_KERNEL_ROPE:
+      return rope_limits(*static_cast<const hwinfer_rope_desc*>(desc), context.require_buffers);
+    case HWINFER_KERNEL_EMBEDDING:
+      return embedding_limits(*static_cast<const hwinfer_embedding_desc*>(desc));
+    case HWINFER_KERNEL_KV_APPEND:
+      return kv_append_limits(*static_cast<const hwinfer_kv_append_desc*>(desc));
     default:
       return not_implemented(kind);
   }
@@ -47,6 +57,11 @@ hwinfer_kernel_table make_kernel_table() {
   hwinfer_kernel_table table{};
   table.struct_size = sizeof(hwinfer_kernel_table);
   table.bandwidth_probe = &enqueue_bandwidth_probe;
+  table.rms_norm = &enqueue_rms_norm;
+  table.silu_mul = &enqueue_silu_mul;
+  table.rope = &enqueue_rope;
+  table.embedding = &enqueue_embedding;
+  table.kv_append = &enqueue_kv_append;
   return table;
 }
 

@@ -19,6 +19,79 @@ gpuError_t launch_bandwidth_probe(uint32_t mode, uint32_t iterations, uint64_t s
                                   const uint8_t* src, uint8_t* dst, uint8_t* sink,
                                   uint32_t compute_units, gpuStream_t stream);
 
+// rows.cu — the per-token kernels. A [rows, dim] matrix of F32 or F16 elements, innermost
+// contiguous: |data| is element [0, 0], rows |row_stride| ELEMENTS apart (of its own dtype).
+// A matrix with data == nullptr is absent (rms_norm's optional residual).
+struct GpuRowMatrix {
+  void* data;
+  int64_t row_stride;
+  bool f16;
+};
+
+// A [n_tokens, n_heads, head_dim] tensor of F32 or F16, innermost contiguous; strides in ELEMENTS.
+// data == nullptr: absent (rope's optional k).
+struct GpuHeadMatrix {
+  void* data;
+  int64_t token_stride;
+  int64_t head_stride;
+  int64_t n_heads;
+  bool f16;
+};
+
+//   x, out, residual: [n_tokens, dim];  weight: [dim] F32 (contiguous). With residual.data set:
+//   residual += x in place, then out = rms_norm(residual) * weight; otherwise out = rms_norm(x).
+gpuError_t launch_rms_norm(int64_t n_tokens, int64_t dim, float eps, GpuRowMatrix x,
+                           GpuRowMatrix residual, const float* weight, GpuRowMatrix out,
+                           gpuStream_t stream);
+
+//   gate, up, out: [n_tokens, dim];  out = silu(gate) * up.
+gpuError_t launch_silu_mul(int64_t n_tokens, int64_t dim, GpuRowMatrix gate, GpuRowMatrix up,
+                           GpuRowMatrix out, gpuStream_t stream);
+
+//   q: [n_tokens, q.n_heads, head_dim], k: [n_tokens, k.n_heads, head_dim] (optional), in place;
+//   positions: [n_tokens] I32, |position_stride| elements apart. rotary_dim even, <= 8192 (the
+//   block keeps rotary_dim / 2 cos/sin pairs in shared memory).
+gpuError_t launch_rope(int64_t n_tokens, int64_t rotary_dim, float theta_base, bool neox,
+                       GpuHeadMatrix q, GpuHeadMatrix k, const int32_t* positions,
+                       int64_t position_stride, gpuStream_t stream);
+
+//   table: [vocab, dim] of |table_dtype| (HWINFER_DTYPE_F32/F16/BF16/Q8_0/Q4_0), rows
+//   |table_row_stride_bytes| BYTES apart;  ids: [n_tokens] I32 (|id_stride| elements apart);
+//   out: [n_tokens, dim] F32 (rows |out_row_stride| elements apart). Two kernels: the ids are
+//   validated first (kEmbeddingIdOutOfRange in |error_word|), the gather writes nothing when the
+//   word is set.
+gpuError_t launch_embedding(int64_t n_tokens, int64_t vocab, int64_t dim, uint32_t table_dtype,
+                            const uint8_t* table, int64_t table_row_stride_bytes,
+                            const int32_t* ids, int64_t id_stride, float* out,
+                            int64_t out_row_stride, int32_t* error_word, gpuStream_t stream);
+
+// kv_append.cu — one side (k or v) of kv_append: src [n_tokens, n_kv_heads, head_dim] F32 | F16
+// into the pool [num_blocks, block_size, n_kv_heads, head_dim] F16 | I8 (+ scales
+// [num_blocks, n_kv_heads] F32 for I8). Strides in ELEMENTS of each operand's dtype.
+struct GpuKvSide {
+  const void* src;
+  int64_t src_token_stride;
+  int64_t src_head_stride;
+  bool src_f16;
+  void* pool;
+  int64_t pool_block_stride;
+  int64_t pool_row_stride;
+  int64_t pool_head_stride;
+  bool pool_i8;
+  float* scales;  // I8 only
+  int64_t scale_block_stride;
+  int64_t scale_head_stride;
+};
+
+//   slots: [n_tokens] I32 (|slot_stride| elements apart); a negative slot skips its token, a slot
+//   >= num_blocks * block_size sets kKvSlotOutOfRange in |error_word| and nothing is written
+//   (every block checks all slots before it writes). The CPU backend's rule bit for bit, tokens
+//   in order per (pool block, head). |compute_units| sizes the grid. One launch.
+gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_dim,
+                            int64_t block_size, int64_t num_blocks, const int32_t* slots,
+                            int64_t slot_stride, const GpuKvSide& k, const GpuKvSide& v,
+                            int32_t* error_word, uint32_t compute_units, gpuStream_t stream);
+
 }  // namespace hwinfer::gpu
 
 #endif  // HWINFER_BACKENDS_GPU_COMMON_LAUNCH_H_

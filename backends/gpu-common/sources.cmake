@@ -10,9 +10,13 @@ set(HWINFER_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_rows.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_kv.cpp)
 set(HWINFER_GPU_KERNEL_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/probe.cu)
+  ${CMAKE_CURRENT_LIST_DIR}/probe.cu
+  ${CMAKE_CURRENT_LIST_DIR}/rows.cu
+  ${CMAKE_CURRENT_LIST_DIR}/kv_append.cu)
 # Headers the kernels include (the HIP custom commands list them as dependencies).
 set(HWINFER_GPU_KERNEL_HEADERS
   ${CMAKE_CURRENT_LIST_DIR}/gpu_device.h
