@@ -27,7 +27,10 @@ std::string driver_text() {
   int runtime = 0;
   (void)GPU(DriverGetVersion)(&driver);
   (void)GPU(RuntimeGetVersion)(&runtime);
-#if defined(HWINFER_GPU_CUDA)
+#if defined(HWINFER_GPU_EMU)
+  return "GPU emulator on the CPU (driver " + std::to_string(driver) + ", runtime " +
+         std::to_string(runtime) + ")";
+#elif defined(HWINFER_GPU_CUDA)
   // 12040 -> "12.4"
   const auto version_text = [](int version) {
     return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
@@ -39,7 +42,10 @@ std::string driver_text() {
 }
 
 void read_uuid(int ordinal, uint8_t out[16]) {
-#if defined(HWINFER_GPU_CUDA)
+#if defined(HWINFER_GPU_EMU)
+  std::memcpy(out, "hwinfer-gpuemu-0", 16);  // fixed: one emulated device
+  (void)ordinal;
+#elif defined(HWINFER_GPU_CUDA)
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, ordinal) == cudaSuccess) {
     std::memcpy(out, prop.uuid.bytes, 16);
@@ -66,7 +72,12 @@ bool read_device_info(int ordinal, hwinfer_device_info* info, std::string* why) 
   info->device_type =
       prop.integrated ? HWINFER_DEVICE_TYPE_INTEGRATED_GPU : HWINFER_DEVICE_TYPE_DISCRETE_GPU;
   copy_text(info->name, sizeof(info->name), prop.name);
-#if defined(HWINFER_GPU_CUDA)
+#if defined(HWINFER_GPU_EMU)
+  // Real numerics (the kernels run on the CPU), so not VIRTUAL: the conformance suite runs it.
+  info->device_type = HWINFER_DEVICE_TYPE_OTHER;
+  copy_text(info->vendor, sizeof(info->vendor), "hwinfer");
+  const std::string arch = "emulated, warp 32";
+#elif defined(HWINFER_GPU_CUDA)
   copy_text(info->vendor, sizeof(info->vendor), "NVIDIA");
   const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
 #else

@@ -1,11 +1,37 @@
 // gpu_device.h — the device-side vendor shim every kernel file (*.cu) of backends/gpu-common
-// includes, so one source compiles with nvcc (HWINFER_GPU_CUDA) and with hipcc (HWINFER_GPU_HIP):
-// the runtime header, the warp size (32 on NVIDIA and RDNA, 64 on CDNA; a device-side constant,
-// never a host launch parameter), warp shuffles and sums, the 4 x int8 dot product (dp4a), half
-// and bfloat16 conversions on raw 16-bit words (the ABI's F16/BF16 storage), and the error word.
+// includes, so one source compiles with nvcc (HWINFER_GPU_CUDA), with hipcc (HWINFER_GPU_HIP) and
+// with the host compiler as plain C++ for the CPU emulator (HWINFER_GPU_EMU, backends/gpu-emu,
+// the test-only gpuemu plugin the conformance suite runs in CI): the runtime header, the warp size
+// (32 on NVIDIA, RDNA and the emulator, 64 on CDNA; a device-side constant, never a host launch
+// parameter), warp shuffles and sums, the 4 x int8 dot product (dp4a), half and bfloat16
+// conversions on raw 16-bit words (the ABI's F16/BF16 storage), the error word, and the launch
+// and dynamic-shared-memory macros.
 //
 // Rules for kernels: launch geometry on the host never depends on the warp size (block sizes are
 // multiples of 64); reductions go through warp_sum / block_sum below.
+//
+// What a kernel file must do to also run under the emulator (g++ -x c++ -DHWINFER_GPU_EMU):
+//   1. Launch only with GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, args...), never
+//      with kernel<<<grid, block, shared_bytes, stream>>>(args...). |kernel| must not contain a
+//      top-level comma: for a template with several arguments take a pointer first,
+//        auto* kernel = &tiled_gemm<64, 64>;  GPU_LAUNCH(kernel, grid, 256, 0, stream, a, b);
+//      (a single template argument, rms_norm_kernel<4>, is fine as it is). At least one argument.
+//   2. Dynamic shared memory: GPU_DYNAMIC_SHARED(float, cache); inside the kernel instead of
+//      extern __shared__ float cache[]; (|cache| is then a float* under the emulator).
+//   3. Device code only through this header: threadIdx/blockIdx/blockDim/gridDim, __syncthreads,
+//      __shared__ (static arrays, scalars), the warp helpers below or __shfl_*_sync with a full
+//      mask (all 32 lanes of the warp must arrive; HIP's __shfl_* go through the same), atomics
+//      (atomicAdd/Sub/Max/Min/Or/And/Exch/CAS), __dp4a, __float_as_uint and friends,
+//      __fmul_rn/__fadd_rn/__fsub_rn/__fdiv_rn, <cmath>'s functions (expf, fmaxf, rintf, ...),
+//      uint2/uint4/float2/float4/int2/int4 and make_*, __half conversions. Anything else a kernel
+//      needs is added to backends/gpu-emu/emu_device.h (its list is the reference).
+//   4. No device-side vendor #ifs without an #else that compiles as C++ (the emulator takes the
+//      HIP-style branch of `#if defined(HWINFER_GPU_CUDA) ... #else`, so keep those portable).
+//   5. Every __syncthreads and warp operation must be reached by every thread of the block / lane
+//      of the warp (the emulator aborts with the kernel's name otherwise), and the file must be
+//      free of -Wall warnings under g++ (-Wunknown-pragmas off: #pragma unroll is fine).
+//   Then list the .cu in sources.cmake's HWINFER_GPU_KERNEL_SOURCES as usual: backends/gpu-emu
+//   builds it too, and the ctest conformance_gpuemu runs its kernels against the CPU reference.
 #ifndef HWINFER_BACKENDS_GPU_COMMON_GPU_DEVICE_H_
 #define HWINFER_BACKENDS_GPU_COMMON_GPU_DEVICE_H_
 
@@ -19,15 +45,30 @@
 #elif defined(HWINFER_GPU_HIP)
 #include <hip/hip_fp16.h>
 #include <hip/hip_runtime.h>
+#elif defined(HWINFER_GPU_EMU)
+#include "../gpu-emu/emu_device.h"
 #else
-#error "define HWINFER_GPU_CUDA or HWINFER_GPU_HIP"
+#error "define HWINFER_GPU_CUDA, HWINFER_GPU_HIP or HWINFER_GPU_EMU"
+#endif
+
+// GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, args...): the launch of |kernel| on
+// |stream| (see the top of the file). GPU_DYNAMIC_SHARED(type, name): the block's dynamic shared
+// memory as |name| (type name[] on a GPU, type* under the emulator).
+#if defined(HWINFER_GPU_EMU)
+#define GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
+  HWINFER_EMU_LAUNCH(kernel, grid, block, shared_bytes, stream, __VA_ARGS__)
+#define GPU_DYNAMIC_SHARED(type, name) HWINFER_EMU_DYNAMIC_SHARED(type, name)
+#else
+#define GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
+  kernel<<<grid, block, shared_bytes, stream>>>(__VA_ARGS__)
+#define GPU_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 #endif
 
 #include "gpu_runtime.h"
 
 namespace hwinfer::gpu {
 
-#if defined(HWINFER_GPU_CUDA)
+#if defined(HWINFER_GPU_CUDA) || defined(HWINFER_GPU_EMU)
 inline constexpr int kWarpSize = 32;
 #elif defined(__AMDGCN_WAVEFRONT_SIZE)
 inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;

@@ -43,6 +43,8 @@ namespace hwinfer::gpu {
 
 #if defined(HWINFER_GPU_CUDA)
 inline constexpr const char* kPluginName = "cuda";
+#elif defined(HWINFER_GPU_EMU)
+inline constexpr const char* kPluginName = "gpuemu";  // the CPU emulator (backends/gpu-emu)
 #else
 inline constexpr const char* kPluginName = "hip";
 #endif

@@ -1,6 +1,7 @@
 // gpu_runtime.h — the host-side vendor shim: one spelling of the GPU runtime API for the files of
-// backends/gpu-common, compiled once against the CUDA runtime (HWINFER_GPU_CUDA, the cuda plugin)
-// and once against the HIP runtime (HWINFER_GPU_HIP, the hip plugin).
+// backends/gpu-common, compiled once against the CUDA runtime (HWINFER_GPU_CUDA, the cuda plugin),
+// once against the HIP runtime (HWINFER_GPU_HIP, the hip plugin) and once against the CPU
+// emulator's runtime (HWINFER_GPU_EMU, the test-only gpuemu plugin: backends/gpu-emu).
 //
 // HIP mirrors the CUDA runtime name for name (cudaMalloc <-> hipMalloc), so GPU(Malloc) expands to
 // the vendor's function; the few names that differ are aliased below. Host code only: kernels
@@ -8,11 +9,25 @@
 #ifndef HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_
 #define HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_
 
-#if defined(HWINFER_GPU_CUDA) == defined(HWINFER_GPU_HIP)
-#error "define exactly one of HWINFER_GPU_CUDA and HWINFER_GPU_HIP"
+#if defined(HWINFER_GPU_CUDA) + defined(HWINFER_GPU_HIP) + defined(HWINFER_GPU_EMU) != 1
+#error "define exactly one of HWINFER_GPU_CUDA, HWINFER_GPU_HIP and HWINFER_GPU_EMU"
 #endif
 
-#if defined(HWINFER_GPU_CUDA)
+#if defined(HWINFER_GPU_EMU)
+#include "../gpu-emu/emu_runtime.h"
+#define GPU(name) emu##name
+#define HWINFER_GPU_VENDOR_RUNTIME "GPU emulator runtime"
+namespace hwinfer::gpu {
+using DeviceProp = emuDeviceProp;
+inline constexpr emuError_t kErrorOutOfMemory = emuErrorMemoryAllocation;
+inline constexpr emuError_t kErrorNotReady = emuErrorNotReady;
+inline constexpr unsigned kHostAllocMapped = emuHostAllocMapped | emuHostAllocPortable;
+inline emuError_t host_alloc(void** ptr, size_t bytes) {
+  return emuHostAlloc(ptr, bytes, kHostAllocMapped);
+}
+inline emuError_t host_free(void* ptr) { return emuFreeHost(ptr); }
+}  // namespace hwinfer::gpu
+#elif defined(HWINFER_GPU_CUDA)
 #include <cuda_runtime_api.h>
 #define GPU(name) cuda##name
 #define HWINFER_GPU_VENDOR_RUNTIME "CUDA runtime"

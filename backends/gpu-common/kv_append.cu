@@ -195,9 +195,8 @@ gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_d
   if (groups > 65535) groups = 65535;
   if (groups < 1) groups = 1;
   const dim3 grid(static_cast<unsigned>(groups), static_cast<unsigned>(heads), 2);
-  kv_append_kernel<<<grid, kThreads, 0, stream>>>(n_tokens, n_kv_heads, head_dim, block_size, slots,
-                                                  slot_stride, k, v, num_blocks * block_size,
-                                                  error_word);
+  GPU_LAUNCH(kv_append_kernel, grid, kThreads, 0, stream, n_tokens, n_kv_heads, head_dim,
+             block_size, slots, slot_stride, k, v, num_blocks * block_size, error_word);
   return GPU(GetLastError)();
 }
 

@@ -70,19 +70,17 @@ gpuError_t launch_bandwidth_probe(uint32_t mode, uint32_t iterations, uint64_t s
   const dim3 grid(static_cast<unsigned>(blocks));
   switch (mode) {
     case 0:  // HWINFER_PROBE_READ
-      probe_read<<<grid, kThreads, 0, stream>>>(reinterpret_cast<const uint4*>(src), words,
-                                                src + tail_offset, tail_bytes, iterations,
-                                                reinterpret_cast<uint32_t*>(sink));
+      GPU_LAUNCH(probe_read, grid, kThreads, 0, stream, reinterpret_cast<const uint4*>(src), words,
+                 src + tail_offset, tail_bytes, iterations, reinterpret_cast<uint32_t*>(sink));
       break;
     case 1:  // HWINFER_PROBE_COPY
-      probe_copy<<<grid, kThreads, 0, stream>>>(reinterpret_cast<const uint4*>(src),
-                                                reinterpret_cast<uint4*>(dst), words,
-                                                src + tail_offset, dst + tail_offset, tail_bytes,
-                                                iterations);
+      GPU_LAUNCH(probe_copy, grid, kThreads, 0, stream, reinterpret_cast<const uint4*>(src),
+                 reinterpret_cast<uint4*>(dst), words, src + tail_offset, dst + tail_offset,
+                 tail_bytes, iterations);
       break;
     default:  // HWINFER_PROBE_WRITE
-      probe_write<<<grid, kThreads, 0, stream>>>(reinterpret_cast<uint4*>(dst), words,
-                                                 dst + tail_offset, tail_bytes, iterations);
+      GPU_LAUNCH(probe_write, grid, kThreads, 0, stream, reinterpret_cast<uint4*>(dst), words,
+                 dst + tail_offset, tail_bytes, iterations);
       break;
   }
   return GPU(GetLastError)();

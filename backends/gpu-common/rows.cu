@@ -191,7 +191,7 @@ __global__ void silu_mul_kernel(int64_t n_tokens, int64_t dim, GpuRowMatrix gate
 __global__ void __launch_bounds__(kThreads)
     rope_kernel(int64_t n_tokens, int64_t half, double theta_base, bool neox, GpuHeadMatrix q,
                 GpuHeadMatrix k, const int32_t* __restrict__ positions, int64_t position_stride) {
-  extern __shared__ float cos_sin[];  // [half][2]
+  GPU_DYNAMIC_SHARED(float, cos_sin);  // [half][2]
   const auto tid = static_cast<int64_t>(threadIdx.x);
   const auto step = static_cast<int64_t>(blockDim.x);
   const int64_t rotary_dim = 2 * half;
@@ -320,9 +320,11 @@ gpuError_t launch_rms_norm(int64_t n_tokens, int64_t dim, float eps, GpuRowMatri
                       (residual.data == nullptr || vector_aligned(residual)) &&
                       reinterpret_cast<uintptr_t>(weight) % 16 == 0;
   if (vector) {
-    rms_norm_kernel<4><<<grid, threads, 0, stream>>>(n_tokens, dim, eps, x, residual, weight, out);
+    GPU_LAUNCH(rms_norm_kernel<4>, grid, threads, 0, stream, n_tokens, dim, eps, x, residual,
+               weight, out);
   } else {
-    rms_norm_kernel<1><<<grid, threads, 0, stream>>>(n_tokens, dim, eps, x, residual, weight, out);
+    GPU_LAUNCH(rms_norm_kernel<1>, grid, threads, 0, stream, n_tokens, dim, eps, x, residual,
+               weight, out);
   }
   return GPU(GetLastError)();
 }
@@ -335,9 +337,9 @@ gpuError_t launch_silu_mul(int64_t n_tokens, int64_t dim, GpuRowMatrix gate, Gpu
   const dim3 grid(blocks_for(units, kThreads, 4096),
                   static_cast<unsigned>(min64(n_tokens, kMaxGridY)));
   if (vector) {
-    silu_mul_kernel<4><<<grid, kThreads, 0, stream>>>(n_tokens, dim, gate, up, out);
+    GPU_LAUNCH(silu_mul_kernel<4>, grid, kThreads, 0, stream, n_tokens, dim, gate, up, out);
   } else {
-    silu_mul_kernel<1><<<grid, kThreads, 0, stream>>>(n_tokens, dim, gate, up, out);
+    GPU_LAUNCH(silu_mul_kernel<1>, grid, kThreads, 0, stream, n_tokens, dim, gate, up, out);
   }
   return GPU(GetLastError)();
 }
@@ -348,8 +350,8 @@ gpuError_t launch_rope(int64_t n_tokens, int64_t rotary_dim, float theta_base, b
   const int64_t half = rotary_dim / 2;
   const size_t shared_bytes = static_cast<size_t>(half) * 2 * sizeof(float);
   const dim3 grid(static_cast<unsigned>(min64(n_tokens, kMaxRowBlocks)));
-  rope_kernel<<<grid, kThreads, shared_bytes, stream>>>(
-      n_tokens, half, static_cast<double>(theta_base), neox, q, k, positions, position_stride);
+  GPU_LAUNCH(rope_kernel, grid, kThreads, shared_bytes, stream, n_tokens, half,
+             static_cast<double>(theta_base), neox, q, k, positions, position_stride);
   return GPU(GetLastError)();
 }
 
@@ -357,15 +359,14 @@ gpuError_t launch_embedding(int64_t n_tokens, int64_t vocab, int64_t dim, uint32
                             const uint8_t* table, int64_t table_row_stride_bytes,
                             const int32_t* ids, int64_t id_stride, float* out,
                             int64_t out_row_stride, int32_t* error_word, gpuStream_t stream) {
-  embedding_validate<<<blocks_for(n_tokens, kThreads, 1024), kThreads, 0, stream>>>(
-      n_tokens, vocab, ids, id_stride, error_word);
+  GPU_LAUNCH(embedding_validate, blocks_for(n_tokens, kThreads, 1024), kThreads, 0, stream,
+             n_tokens, vocab, ids, id_stride, error_word);
   const gpuError_t validate_error = GPU(GetLastError)();
   if (validate_error != gpuSuccess) return validate_error;
   const dim3 grid(blocks_for(dim, kThreads, 4096),
                   static_cast<unsigned>(min64(n_tokens, kMaxGridY)));
-  embedding_gather<<<grid, kThreads, 0, stream>>>(n_tokens, dim, table_dtype, table,
-                                                  table_row_stride_bytes, ids, id_stride, out,
-                                                  out_row_stride, error_word);
+  GPU_LAUNCH(embedding_gather, grid, kThreads, 0, stream, n_tokens, dim, table_dtype, table,
+             table_row_stride_bytes, ids, id_stride, out, out_row_stride, error_word);
   return GPU(GetLastError)();
 }
 

@@ -1,0 +1,237 @@
+// emu_runtime.cpp — the GPU emulator's host runtime (emu_runtime.h): one device, host memory,
+// streams that run every operation at enqueue, events stamped with the host clock at record.
+//
+// Allocations are tracked (size per pointer) so MemGetInfo reports what is left of the device's
+// kEmuMemoryBytes and an allocation beyond it fails with emuErrorMemoryAllocation, as a GPU's
+// would. Must not run kernels (emu_launch.cpp does) or know about hwinfer's handles.
+#include "emu_runtime.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "emu_device.h"
+
+struct EmuStream {
+  unsigned flags = 0;
+};
+
+struct EmuEvent {
+  bool recorded = false;
+  std::chrono::steady_clock::time_point when{};
+};
+
+namespace {
+
+constexpr size_t kAlignment = 256;
+
+std::mutex g_memory_mutex;
+std::map<void*, size_t>& allocations() {  // pointer -> bytes, device and host allocations
+  static std::map<void*, size_t> map;
+  return map;
+}
+uint64_t g_device_bytes = 0;  // live device allocations
+
+emuError_t allocate(void** pointer, size_t bytes, bool device) {
+  if (pointer == nullptr) return emuErrorInvalidValue;
+  *pointer = nullptr;
+  if (bytes == 0) return emuSuccess;
+  std::lock_guard<std::mutex> lock(g_memory_mutex);
+  if (device && (bytes > kEmuMemoryBytes || g_device_bytes + bytes > kEmuMemoryBytes)) {
+    return emuErrorMemoryAllocation;
+  }
+  const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void* memory = std::aligned_alloc(kAlignment, rounded);
+  if (memory == nullptr) return emuErrorMemoryAllocation;
+  allocations()[memory] = device ? bytes : 0;
+  if (device) g_device_bytes += bytes;
+  *pointer = memory;
+  return emuSuccess;
+}
+
+emuError_t release(void* pointer) {
+  if (pointer == nullptr) return emuSuccess;
+  std::lock_guard<std::mutex> lock(g_memory_mutex);
+  const auto found = allocations().find(pointer);
+  if (found == allocations().end()) return emuErrorInvalidValue;
+  g_device_bytes -= found->second;
+  allocations().erase(found);
+  std::free(pointer);
+  return emuSuccess;
+}
+
+}  // namespace
+
+emuError_t emuGetDeviceCount(int* count) {
+  if (count == nullptr) return emuErrorInvalidValue;
+  *count = 1;
+  return emuSuccess;
+}
+
+emuError_t emuGetDeviceProperties(emuDeviceProp* prop, int device) {
+  if (prop == nullptr) return emuErrorInvalidValue;
+  if (device != 0) return emuErrorInvalidDevice;
+  *prop = emuDeviceProp{};
+  std::snprintf(prop->name, sizeof(prop->name), "%s", "hwinfer GPU emulator (CPU)");
+  prop->totalGlobalMem = kEmuMemoryBytes;
+  prop->sharedMemPerBlock = kEmuDefaultDynamicShared;
+  prop->sharedMemPerBlockOptin = kEmuMaxDynamicShared;
+  prop->multiProcessorCount = kEmuMultiprocessors;
+  prop->maxThreadsPerBlock = 1024;
+  prop->warpSize = 32;
+  prop->integrated = 0;
+  prop->major = 9;
+  prop->minor = 0;
+  return emuSuccess;
+}
+
+emuError_t emuSetDevice(int device) { return device == 0 ? emuSuccess : emuErrorInvalidDevice; }
+
+emuError_t emuGetDevice(int* device) {
+  if (device == nullptr) return emuErrorInvalidValue;
+  *device = 0;
+  return emuSuccess;
+}
+
+emuError_t emuDriverGetVersion(int* version) {
+  if (version == nullptr) return emuErrorInvalidValue;
+  *version = 1;
+  return emuSuccess;
+}
+
+emuError_t emuRuntimeGetVersion(int* version) { return emuDriverGetVersion(version); }
+
+emuError_t emuMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
+  if (free_bytes == nullptr || total_bytes == nullptr) return emuErrorInvalidValue;
+  std::lock_guard<std::mutex> lock(g_memory_mutex);
+  *total_bytes = kEmuMemoryBytes;
+  *free_bytes = kEmuMemoryBytes - g_device_bytes;
+  return emuSuccess;
+}
+
+emuError_t emuDeviceSynchronize() { return emuSuccess; }
+
+emuError_t emuGetLastError() {
+  const emuError_t error = emu::last_error();
+  emu::set_last_error(emuSuccess);
+  return error;
+}
+
+emuError_t emuPeekAtLastError() { return emu::last_error(); }
+
+const char* emuGetErrorString(emuError_t error) {
+  switch (error) {
+    case emuSuccess:
+      return "no error";
+    case emuErrorInvalidValue:
+      return "invalid argument";
+    case emuErrorMemoryAllocation:
+      return "out of memory";
+    case emuErrorInvalidConfiguration:
+      return "invalid configuration argument";
+    case emuErrorInvalidDevice:
+      return "invalid device ordinal";
+    case emuErrorInvalidResourceHandle:
+      return "invalid resource handle";
+    case emuErrorNotReady:
+      return "device not ready";
+    case emuErrorLaunchOutOfResources:
+      return "too many resources requested for launch";
+  }
+  return "unknown error";
+}
+
+emuError_t emuMalloc(void** pointer, size_t bytes) { return allocate(pointer, bytes, true); }
+emuError_t emuFree(void* pointer) { return release(pointer); }
+emuError_t emuHostAlloc(void** pointer, size_t bytes, unsigned /*flags*/) {
+  return allocate(pointer, bytes, false);
+}
+emuError_t emuFreeHost(void* pointer) { return release(pointer); }
+
+emuError_t emuHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned flags) {
+  if (device_pointer == nullptr || host_pointer == nullptr || flags != 0) {
+    return emuErrorInvalidValue;
+  }
+  *device_pointer = host_pointer;
+  return emuSuccess;
+}
+
+emuError_t emuMemcpy(void* dst, const void* src, size_t bytes, emuMemcpyKind /*kind*/) {
+  if (bytes == 0) return emuSuccess;
+  if (dst == nullptr || src == nullptr) return emuErrorInvalidValue;
+  std::memmove(dst, src, bytes);
+  return emuSuccess;
+}
+
+emuError_t emuMemcpyAsync(void* dst, const void* src, size_t bytes, emuMemcpyKind kind,
+                          emuStream_t /*stream*/) {
+  return emuMemcpy(dst, src, bytes, kind);
+}
+
+emuError_t emuMemset(void* dst, int value, size_t bytes) {
+  if (bytes == 0) return emuSuccess;
+  if (dst == nullptr) return emuErrorInvalidValue;
+  std::memset(dst, value, bytes);
+  return emuSuccess;
+}
+
+emuError_t emuMemsetAsync(void* dst, int value, size_t bytes, emuStream_t /*stream*/) {
+  return emuMemset(dst, value, bytes);
+}
+
+emuError_t emuStreamCreateWithFlags(emuStream_t* stream, unsigned flags) {
+  if (stream == nullptr) return emuErrorInvalidValue;
+  *stream = new EmuStream{flags};
+  return emuSuccess;
+}
+
+emuError_t emuStreamDestroy(emuStream_t stream) {
+  if (stream == nullptr) return emuErrorInvalidResourceHandle;
+  delete stream;
+  return emuSuccess;
+}
+
+emuError_t emuStreamSynchronize(emuStream_t /*stream*/) { return emuSuccess; }
+emuError_t emuStreamQuery(emuStream_t /*stream*/) { return emuSuccess; }
+
+emuError_t emuStreamWaitEvent(emuStream_t /*stream*/, emuEvent_t event, unsigned /*flags*/) {
+  return event == nullptr ? emuErrorInvalidResourceHandle : emuSuccess;
+}
+
+emuError_t emuEventCreate(emuEvent_t* event) {
+  if (event == nullptr) return emuErrorInvalidValue;
+  *event = new EmuEvent;
+  return emuSuccess;
+}
+
+emuError_t emuEventDestroy(emuEvent_t event) {
+  if (event == nullptr) return emuErrorInvalidResourceHandle;
+  delete event;
+  return emuSuccess;
+}
+
+emuError_t emuEventRecord(emuEvent_t event, emuStream_t /*stream*/) {
+  if (event == nullptr) return emuErrorInvalidResourceHandle;
+  event->recorded = true;
+  event->when = std::chrono::steady_clock::now();
+  return emuSuccess;
+}
+
+emuError_t emuEventSynchronize(emuEvent_t event) {
+  return event == nullptr ? emuErrorInvalidResourceHandle : emuSuccess;
+}
+
+emuError_t emuEventQuery(emuEvent_t event) {
+  return event == nullptr ? emuErrorInvalidResourceHandle : emuSuccess;
+}
+
+emuError_t emuEventElapsedTime(float* milliseconds, emuEvent_t start, emuEvent_t end) {
+  if (milliseconds == nullptr) return emuErrorInvalidValue;
+  if (start == nullptr || end == nullptr) return emuErrorInvalidResourceHandle;
+  if (!start->recorded || !end->recorded) return emuErrorInvalidResourceHandle;
+  const std::chrono::duration<double, std::milli> elapsed = end->when - start->when;
+  *milliseconds = static_cast<float>(elapsed.count());
+  return emuSuccess;
+}
