@@ -19,6 +19,13 @@
 
 #include "emu_device.h"
 
+// AddressSanitizer must be told about every stack switch (its fiber API), or it reports false
+// stack errors; a no-op in other builds.
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/common_interface_defs.h>
+#define HWINFER_EMU_ASAN 1
+#endif
+
 namespace emu {
 
 dim3 g_thread_idx;
@@ -69,9 +76,46 @@ std::vector<unsigned char> g_dynamic_shared;
   std::abort();
 }
 
+#if defined(HWINFER_EMU_ASAN)
+const void* g_scheduler_stack = nullptr;  // the launching thread's stack (ASan's fiber API)
+size_t g_scheduler_stack_bytes = 0;
+#endif
+
+// Switches from the scheduler to |thread|'s coroutine and back.
+void switch_to(ucontext_t* thread_context, const unsigned char* stack, int i) {
+#if defined(HWINFER_EMU_ASAN)
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&fake_stack, stack, kStackBytes);
+#else
+  (void)stack;
+#endif
+  if (swapcontext(&g_scheduler, thread_context) != 0) fail("swapcontext failed", i);
+#if defined(HWINFER_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(fake_stack, nullptr, nullptr);
+#endif
+}
+
+// Switches from the running coroutine to the scheduler, until it resumes this coroutine.
+void switch_to_scheduler(ucontext_t* thread_context) {
+#if defined(HWINFER_EMU_ASAN)
+  void* fake_stack = nullptr;
+  __sanitizer_start_switch_fiber(&fake_stack, g_scheduler_stack, g_scheduler_stack_bytes);
+#endif
+  if (swapcontext(thread_context, &g_scheduler) != 0) fail("swapcontext failed", g_current);
+#if defined(HWINFER_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(fake_stack, &g_scheduler_stack, &g_scheduler_stack_bytes);
+#endif
+}
+
 void entry() {
+#if defined(HWINFER_EMU_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &g_scheduler_stack, &g_scheduler_stack_bytes);
+#endif
   g_body(g_context);
   g_threads[static_cast<size_t>(g_current)].state = State::kDone;
+#if defined(HWINFER_EMU_ASAN)
+  __sanitizer_start_switch_fiber(nullptr, g_scheduler_stack, g_scheduler_stack_bytes);
+#endif
   // Returning resumes uc_link: the scheduler.
 }
 
@@ -80,7 +124,7 @@ void resume(int i) {
   g_current = i;
   g_thread_idx = thread.index;
   thread.state = State::kReady;
-  if (swapcontext(&g_scheduler, &thread.context) != 0) fail("swapcontext failed", i);
+  switch_to(&thread.context, thread.stack, i);
 }
 
 void start(int i) {
@@ -104,7 +148,7 @@ void yield(State state) {
   Thread& thread = g_threads[static_cast<size_t>(g_current)];
   thread.state = state;
   thread.reached_barrier = true;
-  if (swapcontext(&thread.context, &g_scheduler) != 0) fail("swapcontext failed", g_current);
+  switch_to_scheduler(&thread.context);
 }
 
 void run_block() {
