@@ -122,7 +122,7 @@ unsigned char* dynamic_shared();
 using Body = void (*)(void* context);
 // Runs |body(context)| as every thread of every block of |grid| (see the top of the file); returns
 // (and records as the last error) a configuration error instead when the launch is invalid.
-emuError_t run_grid(const char* name, void (*kernel)(), dim3 grid, dim3 block,
+emuError_t run_grid(const char* name, uintptr_t kernel, dim3 grid, dim3 block,
                     size_t dynamic_shared_bytes, emuStream_t stream, Body body, void* context);
 
 // GPU_LAUNCH's emulated form: the arguments converted to the kernel's parameter types once (as a
@@ -135,7 +135,7 @@ void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
   auto call = [&]() { std::apply(kernel, params); };
   using Call = decltype(call);
   run_grid(
-      name, reinterpret_cast<void (*)()>(kernel), grid, block, dynamic_shared_bytes, stream,
+      name, reinterpret_cast<uintptr_t>(kernel), grid, block, dynamic_shared_bytes, stream,
       [](void* context) { (*static_cast<Call*>(context))(); }, &call);
 }
 
@@ -334,6 +334,8 @@ inline __half2 __floats2half2_rn(float a, float b) {
   return __half2{__float2half_rn(a), __float2half_rn(b)};
 }
 inline float2 __half22float2(__half2 h) { return float2{__half2float(h.x), __half2float(h.y)}; }
+using half = __half;
+using half2 = __half2;
 
 // GPU_LAUNCH and GPU_DYNAMIC_SHARED (gpu_device.h) in their emulated form.
 #define HWINFER_EMU_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \

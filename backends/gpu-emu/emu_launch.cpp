@@ -53,7 +53,7 @@ struct Thread {
 thread_local emuError_t t_last_error = emuSuccess;
 
 std::mutex g_launch_mutex;
-std::map<void (*)(), size_t> g_dynamic_shared_limit;  // FuncSetAttribute; guarded by the mutex
+std::map<uintptr_t, size_t> g_dynamic_shared_limit;  // FuncSetAttribute; guarded by the mutex
 
 // The running launch; valid while g_launch_mutex is held.
 const char* g_kernel_name = "";
@@ -229,7 +229,7 @@ void run_block() {
   }
 }
 
-emuError_t check_launch(void (*kernel)(), dim3 grid, dim3 block, size_t dynamic_shared_bytes) {
+emuError_t check_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes) {
   const uint64_t threads = uint64_t{block.x} * block.y * block.z;
   if (threads == 0 || threads > kMaxThreads || block.x > 1024 || block.y > 1024 || block.z > 64) {
     return emuErrorInvalidConfiguration;
@@ -281,7 +281,7 @@ const uint64_t* warp_publish(uint64_t bits) {
 
 unsigned char* dynamic_shared() { return g_dynamic_shared.data(); }
 
-emuError_t run_grid(const char* name, void (*kernel)(), dim3 grid, dim3 block,
+emuError_t run_grid(const char* name, uintptr_t kernel, dim3 grid, dim3 block,
                     size_t dynamic_shared_bytes, emuStream_t /*stream*/, Body body, void* context) {
   std::lock_guard<std::mutex> lock(g_launch_mutex);
   const emuError_t error = check_launch(kernel, grid, block, dynamic_shared_bytes);
@@ -316,7 +316,7 @@ emuError_t run_grid(const char* name, void (*kernel)(), dim3 grid, dim3 block,
   return emuSuccess;
 }
 
-emuError_t set_dynamic_shared_limit(void (*kernel)(), size_t bytes) {
+emuError_t set_dynamic_shared_limit(uintptr_t kernel, size_t bytes) {
   if (bytes > kEmuMaxDynamicShared) return emuErrorInvalidValue;
   std::lock_guard<std::mutex> lock(g_launch_mutex);
   g_dynamic_shared_limit[kernel] = bytes;
@@ -325,8 +325,8 @@ emuError_t set_dynamic_shared_limit(void (*kernel)(), size_t bytes) {
 
 }  // namespace emu
 
-emuError_t emu_func_set_attribute(void (*kernel)(), emuFuncAttribute attribute, int value) {
-  if (kernel == nullptr || value < 0) return emuErrorInvalidValue;
+emuError_t emu_func_set_attribute(uintptr_t kernel, emuFuncAttribute attribute, int value) {
+  if (kernel == 0 || value < 0) return emuErrorInvalidValue;
   if (attribute != emuFuncAttributeMaxDynamicSharedMemorySize) return emuSuccess;
   return emu::set_dynamic_shared_limit(kernel, static_cast<size_t>(value));
 }

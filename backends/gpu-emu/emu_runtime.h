@@ -108,11 +108,12 @@ emuError_t emuEventQuery(emuEvent_t event);
 emuError_t emuEventElapsedTime(float* milliseconds, emuEvent_t start, emuEvent_t end);
 
 // The dynamic shared memory a kernel may ask for (emuFuncAttributeMaxDynamicSharedMemorySize, up
-// to kEmuMaxDynamicShared); other attributes are accepted and ignored.
-emuError_t emu_func_set_attribute(void (*kernel)(), emuFuncAttribute attribute, int value);
+// to kEmuMaxDynamicShared); other attributes are accepted and ignored. |kernel| is the kernel
+// function (CUDA's spelling) or its address as a const void* (HIP's).
+emuError_t emu_func_set_attribute(uintptr_t kernel, emuFuncAttribute attribute, int value);
 template <typename Kernel>
 emuError_t emuFuncSetAttribute(Kernel* kernel, emuFuncAttribute attribute, int value) {
-  return emu_func_set_attribute(reinterpret_cast<void (*)()>(kernel), attribute, value);
+  return emu_func_set_attribute(reinterpret_cast<uintptr_t>(kernel), attribute, value);
 }
 
 #endif  // HWINFER_BACKENDS_GPU_EMU_EMU_RUNTIME_H_
