@@ -4,7 +4,8 @@
 //
 // Execution model (emu_launch.cpp): a launch runs to completion in the calling thread, under one
 // process-wide mutex; the blocks of the grid run one after another; the threads of a block are
-// coroutines (ucontext) switched only at __syncthreads and at warp operations (shuffles, ballot,
+// coroutines (emu_launch.cpp) switched only at __syncthreads and at warp operations (shuffles,
+// ballot,
 // __syncwarp), so everything between two such points runs without interruption (atomics are plain
 // read-modify-writes). Warps are 32 threads. A block barrier waits for every thread of the block,
 // a warp operation for all 32 lanes of the warp; a barrier some threads can never reach (they
