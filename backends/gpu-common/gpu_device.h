@@ -16,6 +16,7 @@
 //      top-level comma: for a template with several arguments take a pointer first,
 //        auto* kernel = &tiled_gemm<64, 64>;  GPU_LAUNCH(kernel, grid, 256, 0, stream, a, b);
 //      (a single template argument, rms_norm_kernel<4>, is fine as it is). At least one argument.
+//      backends/gpu-emu/convert_launches.py FILE.cu... does 1 and 2 (then clang-format).
 //   2. Dynamic shared memory: GPU_DYNAMIC_SHARED(float, cache); inside the kernel instead of
 //      extern __shared__ float cache[]; (|cache| is then a float* under the emulator).
 //   3. Device code only through this header: threadIdx/blockIdx/blockDim/gridDim, __syncthreads,
@@ -27,7 +28,11 @@
 //      needs is added to backends/gpu-emu/emu_device.h (its list is the reference).
 //   4. No device-side vendor #ifs without an #else that compiles as C++ (the emulator takes the
 //      HIP-style branch of `#if defined(HWINFER_GPU_CUDA) ... #else`, so keep those portable).
-//   5. Every __syncthreads and warp operation must be reached by every thread of the block / lane
+//   5. A header shared by host and kernel files that hides its device part behind
+//      `#if defined(__CUDACC__) || defined(__HIP__)` adds `|| defined(HWINFER_GPU_EMU_KERNEL_FILE)`
+//      (defined for the kernel files of the emulator build only; HWINFER_GPU_EMU is defined for
+//      its host files too, so it must not be used for that).
+//   6. Every __syncthreads and warp operation must be reached by every thread of the block / lane
 //      of the warp (the emulator aborts with the kernel's name otherwise), and the file must be
 //      free of -Wall warnings under g++ (-Wunknown-pragmas off: #pragma unroll is fine).
 //   Then list the .cu in sources.cmake's HWINFER_GPU_KERNEL_SOURCES as usual: backends/gpu-emu
