@@ -12,7 +12,8 @@
 // exited, or wait at a different kind of barrier) aborts the process with the kernel's name: that
 // is undefined behaviour (a hang) on a GPU. Lane 0 of each warp runs first; when it finishes
 // without reaching any barrier, the warp's other lanes run as plain calls (no switches), and one
-// of them reaching a barrier aborts the same way (lane 0 exited without it).
+// of them reaching a barrier aborts the same way (lane 0 exited without it). Threads, warps and
+// blocks run in index order, or in reverse with HWINFER_GPUEMU_SCHEDULE=reverse in the environment.
 //
 // __shared__ is a function-scope static (one copy; blocks never run concurrently), dynamic shared
 // memory one buffer (GPU_DYNAMIC_SHARED) filled with 0xff bytes (NaN / -1) before every block.

@@ -8,8 +8,9 @@
 // barrier either); otherwise every lane of the warp starts as a coroutine. Then, until every
 // thread is done: a warp all of whose lanes wait at a warp operation is released; when none is,
 // and every live thread waits at the block barrier and none has exited, the block barrier is
-// released; anything else can never complete on a GPU, and aborts with a description. Must not be
-// used by two launches at once (one mutex serialises them, so the statics below are safe).
+// released; anything else can never complete on a GPU, and aborts with a description. Threads,
+// warps and blocks go in index order, or all in reverse under HWINFER_GPUEMU_SCHEDULE=reverse. Must
+// not be used by two launches at once (one mutex serialises them, so the statics below are safe).
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -106,6 +107,7 @@ void* g_context = nullptr;
 std::vector<Thread> g_threads;
 int g_n_threads = 0;
 int g_current = 0;
+bool g_reverse = false;              // HWINFER_GPUEMU_SCHEDULE=reverse
 bool g_direct = false;               // the running thread is a plain call, not a coroutine
 std::vector<uint64_t> g_warp_slots;  // [2][kMaxThreads]: warp operations, double-buffered
 std::vector<unsigned char> g_dynamic_shared;
@@ -230,6 +232,11 @@ void yield(State state) {
   switch_to_scheduler(thread);
 }
 
+// The k-th of |count| threads, warps or blocks to run: k, or count - 1 - k under
+// HWINFER_GPUEMU_SCHEDULE=reverse (a second schedule, so a kernel that works only because lower
+// threads or blocks happen to run first, a missing barrier, fails in one of the two).
+int in_order(int k, int count) { return g_reverse ? count - 1 - k : k; }
+
 void run_block() {
   const int n = g_n_threads;
   const int n_warps = (n + kWarpSize - 1) / kWarpSize;
@@ -239,14 +246,15 @@ void run_block() {
     thread.reached_barrier = false;
     thread.warp_ops = 0;
   }
-  for (int w = 0; w < n_warps; ++w) {
-    const int first = w * kWarpSize;
+  for (int k = 0; k < n_warps; ++k) {
+    const int first = in_order(k, n_warps) * kWarpSize;
     const int end = first + kWarpSize < n ? first + kWarpSize : n;
     start(first);
     const Thread& lane0 = g_threads[static_cast<size_t>(first)];
     if (lane0.state == State::kDone && !lane0.reached_barrier) {
       g_direct = true;
-      for (int i = first + 1; i < end; ++i) {
+      for (int lane = 0; lane < end - first - 1; ++lane) {
+        const int i = first + 1 + in_order(lane, end - first - 1);
         g_current = i;
         g_thread_idx = g_threads[static_cast<size_t>(i)].index;
         g_body(g_context);
@@ -254,13 +262,15 @@ void run_block() {
       }
       g_direct = false;
     } else {
-      for (int i = first + 1; i < end; ++i) start(i);
+      for (int lane = 0; lane < end - first - 1; ++lane) {
+        start(first + 1 + in_order(lane, end - first - 1));
+      }
     }
   }
   for (;;) {
     bool released = false;
-    for (int w = 0; w < n_warps; ++w) {
-      const int first = w * kWarpSize;
+    for (int k = 0; k < n_warps; ++k) {
+      const int first = in_order(k, n_warps) * kWarpSize;
       const int end = first + kWarpSize < n ? first + kWarpSize : n;
       int waiting = 0;
       for (int i = first; i < end; ++i) {
@@ -274,7 +284,7 @@ void run_block() {
           fail("the lanes of this warp are at different warp operations (shuffles)", i);
         }
       }
-      for (int i = first; i < end; ++i) resume(i);
+      for (int lane = 0; lane < end - first; ++lane) resume(first + in_order(lane, end - first));
       released = true;
     }
     if (released) continue;
@@ -304,7 +314,7 @@ void run_block() {
     if (done != 0) {
       fail("__syncthreads that some threads of the block never reach (they exited)", a_waiter);
     }
-    for (int i = 0; i < n; ++i) resume(i);
+    for (int k = 0; k < n; ++k) resume(in_order(k, n));
   }
 }
 
@@ -383,10 +393,16 @@ emuError_t run_grid(const char* name, uintptr_t kernel, dim3 grid, dim3 block,
   }
   g_warp_slots.resize(2 * kMaxThreads);
   g_dynamic_shared.resize(kEmuMaxDynamicShared + 16);
+  static const bool reverse = [] {
+    const char* schedule = std::getenv("HWINFER_GPUEMU_SCHEDULE");
+    return schedule != nullptr && std::strcmp(schedule, "reverse") == 0;
+  }();
+  g_reverse = reverse;
   for (unsigned z = 0; z < grid.z; ++z) {
     for (unsigned y = 0; y < grid.y; ++y) {
       for (unsigned x = 0; x < grid.x; ++x) {
-        g_block_idx = dim3(x, y, z);
+        g_block_idx =
+            g_reverse ? dim3(grid.x - 1 - x, grid.y - 1 - y, grid.z - 1 - z) : dim3(x, y, z);
         std::memset(g_dynamic_shared.data(), 0xff, dynamic_shared_bytes);
         run_block();
       }
