@@ -25,14 +25,21 @@
 // AddressSanitizer must be told about every stack switch (its fiber API), or it reports false
 // stack errors; a no-op in other builds.
 #if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/common_interface_defs.h>
 #define HWINFER_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HWINFER_EMU_ASAN 1
+#endif
+#endif
+#if defined(HWINFER_EMU_ASAN)
+#include <sanitizer/common_interface_defs.h>
 #endif
 
 // x86-64: a stack switch of our own, without ucontext's signal-mask system call per switch (about
 // 20 times faster). Saves the callee-saved registers, MXCSR and the x87 control word on the current
 // stack, stores the stack pointer in *save_sp, and continues on new_sp, popping the same frame.
-#if defined(__x86_64__)
+// (-DHWINFER_EMU_UCONTEXT forces the portable path.)
+#if defined(__x86_64__) && !defined(HWINFER_EMU_UCONTEXT)
 #define HWINFER_EMU_FAST_SWITCH 1
 extern "C" void hwinfer_emu_switch(void** save_sp, void* new_sp);
 asm(R"(

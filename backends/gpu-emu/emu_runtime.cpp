@@ -42,9 +42,9 @@ emuError_t allocate(void** pointer, size_t bytes, bool device) {
   if (device && (bytes > kEmuMemoryBytes || g_device_bytes + bytes > kEmuMemoryBytes)) {
     return emuErrorMemoryAllocation;
   }
-  const size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  void* memory = std::aligned_alloc(kAlignment, rounded);
-  if (memory == nullptr) return emuErrorMemoryAllocation;
+  // Exactly |bytes| (no rounding up), so an AddressSanitizer build sees a kernel's overrun.
+  void* memory = nullptr;
+  if (posix_memalign(&memory, kAlignment, bytes) != 0) return emuErrorMemoryAllocation;
   allocations()[memory] = device ? bytes : 0;
   if (device) g_device_bytes += bytes;
   *pointer = memory;
