@@ -42,6 +42,15 @@ hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const cha
 hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
                                        const hwinfer_bandwidth_probe_desc* desc);
 
+// kernels_gemm.cpp
+hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
+hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc);
+
+// kernels_quant.cpp
+hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc);
+hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
+                                        const hwinfer_matmul_quantized_desc* desc);
+
 }  // namespace hwinfer::gpu
 
 #endif  // HWINFER_BACKENDS_GPU_COMMON_KERNEL_UTIL_H_

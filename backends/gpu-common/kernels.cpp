@@ -34,10 +34,13 @@ hwinfer_error* not_implemented(uint32_t kind) {
 // The shared checks' per-plugin hook (check_context.h).
 hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, const void* desc) {
   (void)context;
-  (void)desc;
   switch (kind) {
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
+    case HWINFER_KERNEL_GEMM:
+      return gemm_limits(*static_cast<const hwinfer_gemm_desc*>(desc));
+    case HWINFER_KERNEL_MATMUL_QUANTIZED:
+      return matmul_quantized_limits(*static_cast<const hwinfer_matmul_quantized_desc*>(desc));
     default:
       return not_implemented(kind);
   }
@@ -47,6 +50,8 @@ hwinfer_kernel_table make_kernel_table() {
   hwinfer_kernel_table table{};
   table.struct_size = sizeof(hwinfer_kernel_table);
   table.bandwidth_probe = &enqueue_bandwidth_probe;
+  table.gemm = &enqueue_gemm;
+  table.matmul_quantized = &enqueue_matmul_quantized;
   return table;
 }
 

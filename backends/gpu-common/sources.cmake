@@ -10,9 +10,14 @@ set(HWINFER_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_gemm.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_quant.cpp)
 set(HWINFER_GPU_KERNEL_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/probe.cu)
+  ${CMAKE_CURRENT_LIST_DIR}/probe.cu
+  ${CMAKE_CURRENT_LIST_DIR}/gemv.cu
+  ${CMAKE_CURRENT_LIST_DIR}/gemm.cu
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_q.cu)
 # Headers the kernels include (the HIP custom commands list them as dependencies).
 set(HWINFER_GPU_KERNEL_HEADERS
   ${CMAKE_CURRENT_LIST_DIR}/gpu_device.h
