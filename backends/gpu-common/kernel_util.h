@@ -57,6 +57,15 @@ hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d);
 hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc);
 hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d);
 
+// kernels_gemm.cpp
+hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
+hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc);
+
+// kernels_quant.cpp
+hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc);
+hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
+                                        const hwinfer_matmul_quantized_desc* desc);
+
 }  // namespace hwinfer::gpu
 
 #endif  // HWINFER_BACKENDS_GPU_COMMON_KERNEL_UTIL_H_

@@ -34,7 +34,6 @@ hwinfer_error* not_implemented(uint32_t kind) {
 // The shared checks' per-plugin hook (check_context.h).
 hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, const void* desc) {
   (void)context;
-  (void)desc;
   switch (kind) {
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
@@ -48,6 +47,10 @@ hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, c
       return embedding_limits(*static_cast<const hwinfer_embedding_desc*>(desc));
     case HWINFER_KERNEL_KV_APPEND:
       return kv_append_limits(*static_cast<const hwinfer_kv_append_desc*>(desc));
+    case HWINFER_KERNEL_GEMM:
+      return gemm_limits(*static_cast<const hwinfer_gemm_desc*>(desc));
+    case HWINFER_KERNEL_MATMUL_QUANTIZED:
+      return matmul_quantized_limits(*static_cast<const hwinfer_matmul_quantized_desc*>(desc));
     default:
       return not_implemented(kind);
   }
@@ -62,6 +65,8 @@ hwinfer_kernel_table make_kernel_table() {
   table.rope = &enqueue_rope;
   table.embedding = &enqueue_embedding;
   table.kv_append = &enqueue_kv_append;
+  table.gemm = &enqueue_gemm;
+  table.matmul_quantized = &enqueue_matmul_quantized;
   return table;
 }
 

@@ -12,11 +12,16 @@ set(HWINFER_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_rows.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/kernels_kv.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_kv.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_gemm.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_quant.cpp)
 set(HWINFER_GPU_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/probe.cu
   ${CMAKE_CURRENT_LIST_DIR}/rows.cu
-  ${CMAKE_CURRENT_LIST_DIR}/kv_append.cu)
+  ${CMAKE_CURRENT_LIST_DIR}/kv_append.cu
+  ${CMAKE_CURRENT_LIST_DIR}/gemv.cu
+  ${CMAKE_CURRENT_LIST_DIR}/gemm.cu
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_q.cu)
 # Headers the kernels include (the HIP custom commands list them as dependencies).
 set(HWINFER_GPU_KERNEL_HEADERS
   ${CMAKE_CURRENT_LIST_DIR}/gpu_device.h

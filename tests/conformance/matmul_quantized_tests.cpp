@@ -291,10 +291,13 @@ struct Shape {
   int64_t m, n, k;
 };
 // m in {1, 2, 4, 7, 8, 9, 33, 128} (decode, the decode/prefill boundary, prefill); odd n, small
-// and large; k from one block to 129 blocks (4128), odd numbers of blocks.
+// and large; k from one block to 129 blocks (4128), odd numbers of blocks; and k a multiple of 256
+// (4096, 2048), where a weight row is a whole number of 16-byte words in both block formats, so
+// a backend's wide-load decode path runs (the GPU plugins' GEMV copies rows in 16-byte loads).
 const Shape kShapes[] = {{1, 1, 32},    {1, 67, 4128}, {2, 33, 96},     {7, 257, 224},
                          {8, 19, 160},  {4, 9, 4128},  {9, 31, 288},    {33, 45, 32},
-                         {33, 17, 544}, {128, 1, 96},  {128, 67, 4128}, {128, 257, 224}};
+                         {33, 17, 544}, {128, 1, 96},  {128, 67, 4128}, {128, 257, 224},
+                         {1, 67, 4096}, {3, 9, 2048}};
 
 std::vector<QuantCase> Cases(uint32_t w_dtype) {
   std::vector<QuantCase> cases;

@@ -1,0 +1,358 @@
+// matmul_q.cu — matmul_quantized: y [m, n] F32 = x [m, k] F32 @ dequant(w)^T, w [n, k] Q8_0 | Q4_0
+// GGUF blocks of 32 values (Q8_0: f16 d + 32 int8 = 34 bytes; Q4_0: f16 d + 16 bytes, byte t =
+// value t in the low nibble and value t + 16 in the high one, each minus 8 = 18 bytes), rows of w
+// at any byte address. The two paths of the CPU backend (backends/cpu/matmul_quantized.cpp):
+//   m <= 8 (decode):
+//     quantize_x_q8  x into 8-bit blocks, bit for bit the CPU's quantize_x_portable: d = amax /
+//     127,
+//                    id = d != 0 ? 1 / d : 0, q = lround(x * id) (ties away from zero). One
+//                    32-lane group per block (a 256-thread block does 8 blocks of x); lane t owns
+//                    value t, the amax is a 32-lane shuffle max. Output in the scratch: xq int8
+//                    [m, blocks, 32] then xd F32 [m, blocks].
+//     matmul_q_gemv  A block of 256 threads is 8 groups of 32; group g owns row j = 8 blockIdx.x +
+//                    g of w (output column j) for all m rows of x, so w is read once. The row is
+//                    walked in chunks of 64 blocks: the group copies the chunk's bytes to its own
+//                    shared staging area (16-byte loads when the rows are 16-byte aligned,
+//                    issued one chunk ahead into registers so the next chunk's loads overlap this
+//                    chunk's arithmetic; byte loads otherwise), then lane l takes blocks l and
+//                    l + 32 of the chunk: integer dot products with dot4_i8 (dp4a) against each x
+//                    row's block, sum += d_w * d_x * isum in fp32 per lane, and a 32-lane shuffle
+//                    sum at the end (a different summation order than the CPU's, as plugin.h
+//                    allows; the conformance bound is on the value).
+//   m > 8 (prefill): matmul_q_tiled, x stays exact: a 64 x 64 output tile per block of 256
+//     threads (4 x 4 outputs each, as gemm.cu), k-tiles of 32 = one quant block per row of w, w
+//     dequantized (d * q, exact in fp32) as it is loaded into shared memory with byte loads.
+// Must not allocate, synchronise or touch memory outside the views and the scratch it is given.
+#include "gpu_device.h"
+#include "launch.h"
+
+namespace hwinfer::gpu {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kLanes = 32;  // threads per quant block / per row of w
+constexpr int kGroupsPerBlock = kThreads / kLanes;
+constexpr int kBlockValues = 32;   // values per quant block
+constexpr int kBlocksPerLane = 2;  // matmul_q_gemv: blocks per lane per chunk
+constexpr int kChunkBlocks = kLanes * kBlocksPerLane;
+
+__device__ __forceinline__ float group32_sum(float value) {
+#pragma unroll
+  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+#if defined(HWINFER_GPU_CUDA)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+#else
+    value += __shfl_xor(value, offset);
+#endif
+  }
+  return value;
+}
+
+__device__ __forceinline__ float group32_max(float value) {
+#pragma unroll
+  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
+#if defined(HWINFER_GPU_CUDA)
+    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
+#else
+    value = fmaxf(value, __shfl_xor(value, offset));
+#endif
+  }
+  return value;
+}
+
+// std::lround on a float: nearest, ties away from zero (v + 0.5 would misround 0.49999997).
+__device__ __forceinline__ int round_half_away(float v) {
+  const float a = fabsf(v);
+  float t = truncf(a);
+  if (a - t >= 0.5f) t += 1.0f;
+  return static_cast<int>(v < 0.0f ? -t : t);
+}
+
+// x [m, k] -> xq int8 [m * blocks, 32], xd F32 [m * blocks]; one 32-lane group per block.
+__global__ void __launch_bounds__(kThreads)
+    quantize_x_q8(QuantMatmulProblem p, int64_t total_blocks, int8_t* xq, float* xd) {
+  const int lane = static_cast<int>(threadIdx.x) % kLanes;
+  const int64_t group =
+      static_cast<int64_t>(blockIdx.x) * kGroupsPerBlock + static_cast<int>(threadIdx.x) / kLanes;
+  const bool active = group < total_blocks;
+  const int64_t index = active ? group : total_blocks - 1;  // every lane takes part in the max
+  const int64_t blocks = p.k / kBlockValues;
+  const int64_t i = index / blocks;
+  const int64_t l = (index % blocks) * kBlockValues + lane;
+  const float v = p.x[i * p.x_row_stride + l * p.x_col_stride];
+  const float amax = group32_max(fabsf(v));
+  const float d = amax / 127.0f;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  const int q = round_half_away(v * id);
+  if (active) {
+    xq[index * kBlockValues + lane] = static_cast<int8_t>(q);
+    if (lane == 0) xd[index] = d;
+  }
+}
+
+// The 16-bit word at |p| (2-byte aligned).
+__device__ __forceinline__ uint32_t load_u16(const uint8_t* p) {
+  return *reinterpret_cast<const uint16_t*>(p);
+}
+
+// matmul_q_gemv: see the file comment. |wide|: every row of w starts 16-byte aligned.
+template <bool kQ4, int kM>
+__global__ void __launch_bounds__(kThreads)
+    matmul_q_gemv(QuantMatmulProblem p, bool wide, const int8_t* xq, const float* xd) {
+  constexpr int kBlockBytes = kQ4 ? 18 : 34;
+  constexpr int kChunkBytes = kChunkBlocks * kBlockBytes;  // 1152 or 2176: whole 16-byte words
+  constexpr int kChunkWords = kChunkBytes / 16;
+  constexpr int kWordsPerLane = (kChunkWords + kLanes - 1) / kLanes;
+  constexpr int kQuantWords = kQ4 ? 4 : 8;  // 32-bit words of quants per block
+  static_assert(kChunkBytes % 16 == 0, "a chunk is whole 16-byte words");
+  __shared__ uint4 stage_words[kGroupsPerBlock * kChunkWords];
+
+  const int lane = static_cast<int>(threadIdx.x) % kLanes;
+  const int group = static_cast<int>(threadIdx.x) / kLanes;
+  const int64_t j = static_cast<int64_t>(blockIdx.x) * kGroupsPerBlock + group;
+  const bool active = j < p.n;
+  const int64_t blocks = p.k / kBlockValues;
+  const uint8_t* row = p.w + (active ? j : 0) * p.w_row_bytes;
+  uint4* stage = stage_words + group * kChunkWords;
+  const uint8_t* stage_bytes = reinterpret_cast<const uint8_t*>(stage);
+
+  float acc[kM];
+#pragma unroll
+  for (int i = 0; i < kM; ++i) acc[i] = 0.0f;
+  int64_t x_rows[kM];  // the block index of row i's block 0 in xq / xd (rows >= m repeat m - 1)
+#pragma unroll
+  for (int i = 0; i < kM; ++i) x_rows[i] = (i < p.m ? i : p.m - 1) * blocks;
+
+  // The whole 16-byte words of the chunk at block |b0| into |words| (wide path only).
+  auto fetch = [&](int64_t b0, uint4(&words)[kWordsPerLane]) {
+    const int64_t count = blocks - b0 < kChunkBlocks ? blocks - b0 : kChunkBlocks;
+    const int whole = static_cast<int>(count * kBlockBytes / 16);
+    const uint4* src = reinterpret_cast<const uint4*>(row + b0 * kBlockBytes);
+#pragma unroll
+    for (int r = 0; r < kWordsPerLane; ++r) {
+      const int w = lane + r * kLanes;
+      if (active && w < whole) words[r] = src[w];
+    }
+  };
+
+  uint4 next[kWordsPerLane];
+  if (wide) fetch(0, next);
+  for (int64_t b0 = 0; b0 < blocks; b0 += kChunkBlocks) {
+    const int count = static_cast<int>(blocks - b0 < kChunkBlocks ? blocks - b0 : kChunkBlocks);
+    const int bytes = count * kBlockBytes;
+    const uint8_t* src = row + b0 * kBlockBytes;
+    if (active) {
+      int first_byte = 0;  // bytes before this were copied as whole words
+      if (wide) {
+        const int whole = bytes / 16;
+#pragma unroll
+        for (int r = 0; r < kWordsPerLane; ++r) {
+          const int w = lane + r * kLanes;
+          if (w < whole) stage[w] = next[r];
+        }
+        first_byte = whole * 16;
+      }
+      uint8_t* stage_out = reinterpret_cast<uint8_t*>(stage);
+      for (int t = first_byte + lane; t < bytes; t += kLanes) stage_out[t] = src[t];
+    }
+    __syncthreads();
+    if (wide && b0 + kChunkBlocks < blocks) fetch(b0 + kChunkBlocks, next);
+    if (active) {
+#pragma unroll
+      for (int r = 0; r < kBlocksPerLane; ++r) {
+        const int q = lane + r * kLanes;
+        if (q < count) {
+          const uint8_t* block = stage_bytes + q * kBlockBytes;  // 2-byte aligned
+          const float d_w = f16_to_float(static_cast<uint16_t>(load_u16(block)));
+          uint32_t quants[kQuantWords];
+#pragma unroll
+          for (int u = 0; u < kQuantWords; ++u) {
+            quants[u] = load_u16(block + 2 + 4 * u) | (load_u16(block + 4 + 4 * u) << 16);
+          }
+          const int64_t b = b0 + q;
+#pragma unroll
+          for (int i = 0; i < kM; ++i) {
+            const int64_t x_block = x_rows[i] + b;
+            const int4* x_words = reinterpret_cast<const int4*>(xq + x_block * kBlockValues);
+            const int4 x_lo = x_words[0];
+            const int4 x_hi = x_words[1];
+            const int xs[8] = {x_lo.x, x_lo.y, x_lo.z, x_lo.w, x_hi.x, x_hi.y, x_hi.z, x_hi.w};
+            int isum = 0;
+            if constexpr (kQ4) {
+              // sum (n - 8) x = sum n x - 8 sum x, n the unsigned nibble.
+              int x_sum = 0;
+#pragma unroll
+              for (int u = 0; u < 4; ++u) {
+                const int lo = static_cast<int>(quants[u] & 0x0f0f0f0fu);
+                const int hi = static_cast<int>((quants[u] >> 4) & 0x0f0f0f0fu);
+                isum = dot4_i8(lo, xs[u], isum);
+                isum = dot4_i8(hi, xs[u + 4], isum);
+                x_sum = dot4_i8(0x01010101, xs[u], x_sum);
+                x_sum = dot4_i8(0x01010101, xs[u + 4], x_sum);
+              }
+              isum -= 8 * x_sum;
+            } else {
+#pragma unroll
+              for (int u = 0; u < 8; ++u) isum = dot4_i8(static_cast<int>(quants[u]), xs[u], isum);
+            }
+            acc[i] += d_w * xd[x_block] * static_cast<float>(isum);
+          }
+        }
+      }
+    }
+    __syncthreads();  // the stage has been read before the next chunk overwrites it
+  }
+  float mine = 0.0f;  // lane i keeps row i's sum
+#pragma unroll
+  for (int i = 0; i < kM; ++i) {
+    const float total = group32_sum(acc[i]);
+    if (lane == i) mine = total;
+  }
+  if (active && lane < kM && lane < p.m) {
+    p.y[static_cast<int64_t>(lane) * p.y_row_stride + j * p.y_col_stride] = mine;
+  }
+}
+
+constexpr int kTile = 64;   // matmul_q_tiled: outputs per tile side
+constexpr int kTileK = 32;  // one quant block
+constexpr int kSide = 16;
+constexpr int kPerThread = kTile / kSide;
+constexpr int64_t kMaxGridY = 65535;
+
+// matmul_q_tiled: see the file comment.
+template <bool kQ4>
+__global__ void __launch_bounds__(kThreads) matmul_q_tiled(QuantMatmulProblem p, int64_t tiles_m) {
+  constexpr int kBlockBytes = kQ4 ? 18 : 34;
+  __shared__ float x_tile[kTileK][kTile + 1];
+  __shared__ float w_tile[kTileK][kTile + 1];
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tx = tid % kSide;
+  const int ty = tid / kSide;
+  const int64_t n0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  const bool x_along_k = p.x_col_stride == 1;
+  // w: thread tid dequantizes values 8 part .. 8 part + 7 of row n0 + wn's block.
+  const int wn = tid / 4;
+  const int part = tid % 4;
+  const int64_t w_row = n0 + wn;
+  for (int64_t tile_m = blockIdx.y; tile_m < tiles_m; tile_m += gridDim.y) {
+    const int64_t m0 = tile_m * kTile;
+    float acc[kPerThread][kPerThread];
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+      for (int c = 0; c < kPerThread; ++c) acc[r][c] = 0.0f;
+    }
+    for (int64_t k0 = 0; k0 < p.k; k0 += kTileK) {
+#pragma unroll
+      for (int r = 0; r < kTile * kTileK / kThreads; ++r) {
+        const int e = tid + r * kThreads;
+        const int kk = x_along_k ? e % kTileK : e / kTile;
+        const int mm = x_along_k ? e / kTileK : e % kTile;
+        const int64_t row = m0 + mm;
+        x_tile[kk][mm] = row < p.m ? p.x[row * p.x_row_stride + (k0 + kk) * p.x_col_stride] : 0.0f;
+      }
+      if (w_row < p.n) {
+        const uint8_t* block = p.w + w_row * p.w_row_bytes + (k0 / kTileK) * kBlockBytes;
+        const float d = f16_to_float(static_cast<uint16_t>(block[0] | (block[1] << 8)));
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+          const int t = 8 * part + v;  // the value's index in the block
+          int q;
+          if constexpr (kQ4) {
+            const uint8_t byte = block[2 + (t % 16)];
+            q = (t < 16 ? (byte & 0x0f) : (byte >> 4)) - 8;
+          } else {
+            q = static_cast<int8_t>(block[2 + t]);
+          }
+          w_tile[t][wn] = d * static_cast<float>(q);
+        }
+      } else {
+#pragma unroll
+        for (int v = 0; v < 8; ++v) w_tile[8 * part + v][wn] = 0.0f;
+      }
+      __syncthreads();
+#pragma unroll
+      for (int kk = 0; kk < kTileK; ++kk) {
+        float x_values[kPerThread];
+        float w_values[kPerThread];
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r) x_values[r] = x_tile[kk][ty + kSide * r];
+#pragma unroll
+        for (int c = 0; c < kPerThread; ++c) w_values[c] = w_tile[kk][tx + kSide * c];
+#pragma unroll
+        for (int r = 0; r < kPerThread; ++r) {
+#pragma unroll
+          for (int c = 0; c < kPerThread; ++c)
+            acc[r][c] = fmaf(x_values[r], w_values[c], acc[r][c]);
+        }
+      }
+      __syncthreads();  // the tiles have been read before the next k-tile overwrites them
+    }
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+      const int64_t row = m0 + ty + kSide * r;
+#pragma unroll
+      for (int c = 0; c < kPerThread; ++c) {
+        const int64_t column = n0 + tx + kSide * c;
+        if (row < p.m && column < p.n) {
+          p.y[row * p.y_row_stride + column * p.y_col_stride] = acc[r][c];
+        }
+      }
+    }
+  }
+}
+
+bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
+
+template <bool kQ4>
+void launch_gemv_rows(const QuantMatmulProblem& p, bool wide, const int8_t* xq, const float* xd,
+                      dim3 grid, gpuStream_t stream) {
+  if (p.m == 1) {
+    matmul_q_gemv<kQ4, 1><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+  } else if (p.m == 2) {
+    matmul_q_gemv<kQ4, 2><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+  } else if (p.m <= 4) {
+    matmul_q_gemv<kQ4, 4><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+  } else {
+    matmul_q_gemv<kQ4, 8><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+  }
+}
+
+}  // namespace
+
+gpuError_t launch_matmul_q_gemv(const QuantMatmulProblem& problem, uint8_t* scratch,
+                                gpuStream_t stream) {
+  const QuantMatmulProblem& p = problem;
+  const int64_t total_blocks = p.m * (p.k / kBlockValues);
+  auto* xq = reinterpret_cast<int8_t*>(scratch);
+  auto* xd = reinterpret_cast<float*>(scratch + total_blocks * kBlockValues);
+  const dim3 quantize_grid(
+      static_cast<unsigned>((total_blocks + kGroupsPerBlock - 1) / kGroupsPerBlock));
+  quantize_x_q8<<<quantize_grid, kThreads, 0, stream>>>(p, total_blocks, xq, xd);
+  const gpuError_t quantized = GPU(GetLastError)();
+  if (quantized != gpuSuccess) return quantized;
+  const bool wide = aligned16(p.w) && (p.n == 1 || p.w_row_bytes % 16 == 0);
+  const dim3 grid(static_cast<unsigned>((p.n + kGroupsPerBlock - 1) / kGroupsPerBlock));
+  if (p.q4) {
+    launch_gemv_rows<true>(p, wide, xq, xd, grid, stream);
+  } else {
+    launch_gemv_rows<false>(p, wide, xq, xd, grid, stream);
+  }
+  return GPU(GetLastError)();
+}
+
+gpuError_t launch_matmul_q_tiled(const QuantMatmulProblem& problem, gpuStream_t stream) {
+  const int64_t tiles_n = (problem.n + kTile - 1) / kTile;
+  const int64_t tiles_m = (problem.m + kTile - 1) / kTile;
+  const dim3 grid(static_cast<unsigned>(tiles_n),
+                  static_cast<unsigned>(tiles_m < kMaxGridY ? tiles_m : kMaxGridY));
+  if (problem.q4) {
+    matmul_q_tiled<true><<<grid, kThreads, 0, stream>>>(problem, tiles_m);
+  } else {
+    matmul_q_tiled<false><<<grid, kThreads, 0, stream>>>(problem, tiles_m);
+  }
+  return GPU(GetLastError)();
+}
+
+}  // namespace hwinfer::gpu
