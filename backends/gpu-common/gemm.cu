@@ -130,7 +130,7 @@ gpuError_t launch_gemm_tiled(const GemmProblem& problem, gpuStream_t stream) {
   const int64_t tiles_m = (problem.m + kTileM - 1) / kTileM;
   const dim3 grid(static_cast<unsigned>(tiles_n),
                   static_cast<unsigned>(tiles_m < kMaxGridY ? tiles_m : kMaxGridY));
-  gemm_tiled<<<grid, kThreads, 0, stream>>>(problem, tiles_m);
+  GPU_LAUNCH(gemm_tiled, grid, kThreads, 0, stream, problem, tiles_m);
   return GPU(GetLastError)();
 }
 

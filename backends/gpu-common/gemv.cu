@@ -242,13 +242,25 @@ template <uint32_t kB>
 void launch_dot_rows(const GemmProblem& p, bool wide, bool a_vector, dim3 grid,
                      gpuStream_t stream) {
   if (p.m == 1) {
-    gemv_dot<kB, 1><<<grid, kThreads, 0, stream>>>(p, wide, a_vector);
+    {
+      auto* launched_kernel = &gemv_dot<kB, 1>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, a_vector);
+    }
   } else if (p.m == 2) {
-    gemv_dot<kB, 2><<<grid, kThreads, 0, stream>>>(p, wide, a_vector);
+    {
+      auto* launched_kernel = &gemv_dot<kB, 2>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, a_vector);
+    }
   } else if (p.m <= 4) {
-    gemv_dot<kB, 4><<<grid, kThreads, 0, stream>>>(p, wide, a_vector);
+    {
+      auto* launched_kernel = &gemv_dot<kB, 4>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, a_vector);
+    }
   } else {
-    gemv_dot<kB, 8><<<grid, kThreads, 0, stream>>>(p, wide, a_vector);
+    {
+      auto* launched_kernel = &gemv_dot<kB, 8>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, a_vector);
+    }
   }
 }
 
@@ -278,13 +290,13 @@ gpuError_t launch_gemv(const GemmProblem& problem, gpuStream_t stream) {
   }
   const dim3 grid(static_cast<unsigned>((p.n + kColumnTile - 1) / kColumnTile));
   if (p.m == 1) {
-    gemv_columns<1><<<grid, kThreads, 0, stream>>>(p);
+    GPU_LAUNCH(gemv_columns<1>, grid, kThreads, 0, stream, p);
   } else if (p.m == 2) {
-    gemv_columns<2><<<grid, kThreads, 0, stream>>>(p);
+    GPU_LAUNCH(gemv_columns<2>, grid, kThreads, 0, stream, p);
   } else if (p.m <= 4) {
-    gemv_columns<4><<<grid, kThreads, 0, stream>>>(p);
+    GPU_LAUNCH(gemv_columns<4>, grid, kThreads, 0, stream, p);
   } else {
-    gemv_columns<8><<<grid, kThreads, 0, stream>>>(p);
+    GPU_LAUNCH(gemv_columns<8>, grid, kThreads, 0, stream, p);
   }
   return GPU(GetLastError)();
 }

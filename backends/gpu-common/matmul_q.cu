@@ -309,13 +309,25 @@ template <bool kQ4>
 void launch_gemv_rows(const QuantMatmulProblem& p, bool wide, const int8_t* xq, const float* xd,
                       dim3 grid, gpuStream_t stream) {
   if (p.m == 1) {
-    matmul_q_gemv<kQ4, 1><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+    {
+      auto* launched_kernel = &matmul_q_gemv<kQ4, 1>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, xq, xd);
+    }
   } else if (p.m == 2) {
-    matmul_q_gemv<kQ4, 2><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+    {
+      auto* launched_kernel = &matmul_q_gemv<kQ4, 2>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, xq, xd);
+    }
   } else if (p.m <= 4) {
-    matmul_q_gemv<kQ4, 4><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+    {
+      auto* launched_kernel = &matmul_q_gemv<kQ4, 4>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, xq, xd);
+    }
   } else {
-    matmul_q_gemv<kQ4, 8><<<grid, kThreads, 0, stream>>>(p, wide, xq, xd);
+    {
+      auto* launched_kernel = &matmul_q_gemv<kQ4, 8>;
+      GPU_LAUNCH(launched_kernel, grid, kThreads, 0, stream, p, wide, xq, xd);
+    }
   }
 }
 
@@ -329,7 +341,7 @@ gpuError_t launch_matmul_q_gemv(const QuantMatmulProblem& problem, uint8_t* scra
   auto* xd = reinterpret_cast<float*>(scratch + total_blocks * kBlockValues);
   const dim3 quantize_grid(
       static_cast<unsigned>((total_blocks + kGroupsPerBlock - 1) / kGroupsPerBlock));
-  quantize_x_q8<<<quantize_grid, kThreads, 0, stream>>>(p, total_blocks, xq, xd);
+  GPU_LAUNCH(quantize_x_q8, quantize_grid, kThreads, 0, stream, p, total_blocks, xq, xd);
   const gpuError_t quantized = GPU(GetLastError)();
   if (quantized != gpuSuccess) return quantized;
   const bool wide = aligned16(p.w) && (p.n == 1 || p.w_row_bytes % 16 == 0);
@@ -348,9 +360,9 @@ gpuError_t launch_matmul_q_tiled(const QuantMatmulProblem& problem, gpuStream_t 
   const dim3 grid(static_cast<unsigned>(tiles_n),
                   static_cast<unsigned>(tiles_m < kMaxGridY ? tiles_m : kMaxGridY));
   if (problem.q4) {
-    matmul_q_tiled<true><<<grid, kThreads, 0, stream>>>(problem, tiles_m);
+    GPU_LAUNCH(matmul_q_tiled<true>, grid, kThreads, 0, stream, problem, tiles_m);
   } else {
-    matmul_q_tiled<false><<<grid, kThreads, 0, stream>>>(problem, tiles_m);
+    GPU_LAUNCH(matmul_q_tiled<false>, grid, kThreads, 0, stream, problem, tiles_m);
   }
   return GPU(GetLastError)();
 }
