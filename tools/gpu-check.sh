@@ -58,7 +58,9 @@ for backend in cuda vulkan; do
   timeout 240 "${launch[@]}" "$bundle/bin/hwinfer" conformance \
     --plugin "$bundle/lib/hwinfer/plugins/hwinfer-$backend.so" > "$out/conformance-$backend.txt" 2>&1
   echo "exit $?" >> "$out/conformance-$backend.txt"
-  grep -E "^\[  (PASSED|FAILED|SKIPPED) |^exit " "$out/conformance-$backend.txt" | tee -a "$log"
+  # The counts, every failing case, and the exit status.
+  grep -E "^\[  (PASSED|SKIPPED) *\] [0-9]+ test|^\[  FAILED  \]|^exit " \
+    "$out/conformance-$backend.txt" | tee -a "$log"
 done
 
 say "decode GEMVs at the llama2-7b shapes"
