@@ -38,6 +38,12 @@ hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, c
   switch (kind) {
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return nullptr;
+    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
+      return attention_decode_limits(
+          *static_cast<const hwinfer_attention_decode_paged_desc*>(desc));
+    case HWINFER_KERNEL_ATTENTION_PREFILL:
+      return attention_prefill_limits(*static_cast<const hwinfer_attention_prefill_desc*>(desc),
+                                      context.require_buffers);
     default:
       return not_implemented(kind);
   }
@@ -47,6 +53,8 @@ hwinfer_kernel_table make_kernel_table() {
   hwinfer_kernel_table table{};
   table.struct_size = sizeof(hwinfer_kernel_table);
   table.bandwidth_probe = &enqueue_bandwidth_probe;
+  table.attention_decode_paged = &enqueue_attention_decode_paged;
+  table.attention_prefill = &enqueue_attention_prefill;
   return table;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "gpu_runtime.h"
+#include "paged_kv.h"
 
 namespace hwinfer::gpu {
 
@@ -18,6 +19,15 @@ namespace hwinfer::gpu {
 gpuError_t launch_bandwidth_probe(uint32_t mode, uint32_t iterations, uint64_t size_bytes,
                                   const uint8_t* src, uint8_t* dst, uint8_t* sink,
                                   uint32_t compute_units, gpuStream_t stream);
+
+// attention_decode.cu and attention_prefill.cu — the attention launchers; their arguments (the
+// paged pools, the block table, the query/output layouts) are the structs of paged_kv.h.
+//   decode:  validation, then per batch of sequences the partition kernel and the reduce kernel;
+//            |scratch| holds DecodeArgs::scratch_floats() floats.
+//   prefill: validation, then the flash-attention kernel.
+gpuError_t launch_attention_decode_paged(const DecodeArgs& args, float* scratch,
+                                         gpuStream_t stream);
+gpuError_t launch_attention_prefill(const PrefillArgs& args, gpuStream_t stream);
 
 }  // namespace hwinfer::gpu
 

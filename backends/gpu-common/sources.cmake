@@ -10,12 +10,17 @@ set(HWINFER_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_attention.cpp)
 set(HWINFER_GPU_KERNEL_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/probe.cu)
+  ${CMAKE_CURRENT_LIST_DIR}/probe.cu
+  ${CMAKE_CURRENT_LIST_DIR}/attention_decode.cu
+  ${CMAKE_CURRENT_LIST_DIR}/attention_prefill.cu)
 # Headers the kernels include (the HIP custom commands list them as dependencies).
 set(HWINFER_GPU_KERNEL_HEADERS
   ${CMAKE_CURRENT_LIST_DIR}/gpu_device.h
   ${CMAKE_CURRENT_LIST_DIR}/gpu_runtime.h
   ${CMAKE_CURRENT_LIST_DIR}/device_errors.h
-  ${CMAKE_CURRENT_LIST_DIR}/launch.h)
+  ${CMAKE_CURRENT_LIST_DIR}/launch.h
+  ${CMAKE_CURRENT_LIST_DIR}/paged_kv.h
+  ${CMAKE_CURRENT_LIST_DIR}/attention_tile.h)
