@@ -120,7 +120,8 @@ __device__ __forceinline__ KeyRow key_row(const KeySource& src, int64_t key) {
 // Which (row, dim) outputs this thread accumulates (see the top of the file).
 struct OutputMap {
   int32_t slices = 1, slice = 0;
-  int32_t count = 0;  // outputs owned: row[i], dim[i] for i < count
+  int32_t count = 0;    // outputs owned: row[i], dim[i] for i < count
+  bool one_dim = true;  // dim[i] is the same for every i < count
   int32_t row[kMaxOutputsPerThread];
   int32_t dim[kMaxOutputsPerThread];
 };
@@ -142,6 +143,8 @@ __device__ __forceinline__ OutputMap make_output_map(int32_t rows, int32_t head_
         map.count = i + 1;
       }
     }
+    // o and o + kAttentionThreads share their dim when head_dim divides kAttentionThreads.
+    map.one_dim = kAttentionThreads % head_dim == 0;
     return map;
   }
   map.slices = kAttentionThreads / n_out;
@@ -228,18 +231,29 @@ __device__ __forceinline__ void attend_keys(TileShared& sh, const KeySource& src
       }
     }
     __syncthreads();
-    // C. Values: acc = acc * alpha + sum_j p_j * V_j[dim] over this thread's key slice.
+    // C. Values: acc = acc * alpha + sum_j p_j * V_j[dim] over this thread's key slice (keys in
+    // ascending order). With one dim for all its outputs a thread loads V_j[dim] once per key.
 #pragma unroll
     for (int32_t i = 0; i < kMaxOutputsPerThread; ++i) {
-      if (i < map.count) {
-        const int32_t r = map.row[i];
-        const int32_t d = map.dim[i];
-        const float* p = sh.score + r * kTileKeys;
-        float a = acc[i] * sh.alpha[r];
-        for (int32_t j = map.slice; j < n; j += map.slices) {
-          a += p[j] * (load_element(src.v_data, src.v_element, sh.v_index[j] + d) * sh.v_scale[j]);
+      if (i < map.count) acc[i] *= sh.alpha[map.row[i]];
+    }
+    for (int32_t j = map.slice; map.count > 0 && j < n; j += map.slices) {
+      const int64_t v_row = sh.v_index[j];
+      const float v_scale = sh.v_scale[j];
+      if (map.one_dim) {
+        const float v = load_element(src.v_data, src.v_element, v_row + map.dim[0]) * v_scale;
+#pragma unroll
+        for (int32_t i = 0; i < kMaxOutputsPerThread; ++i) {
+          if (i < map.count) acc[i] += sh.score[map.row[i] * kTileKeys + j] * v;
         }
-        acc[i] = a;
+      } else {
+#pragma unroll
+        for (int32_t i = 0; i < kMaxOutputsPerThread; ++i) {
+          if (i < map.count) {
+            acc[i] += sh.score[map.row[i] * kTileKeys + j] *
+                      (load_element(src.v_data, src.v_element, v_row + map.dim[i]) * v_scale);
+          }
+        }
       }
     }
     __syncthreads();  // score, v_index, v_scale and alpha are read before the next tile
