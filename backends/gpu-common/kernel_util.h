@@ -66,6 +66,15 @@ hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc
 hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
                                         const hwinfer_matmul_quantized_desc* desc);
 
+// kernels_attention.cpp
+hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& d);
+hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
+                                        bool require_buffers);
+hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
+                                              const hwinfer_attention_decode_paged_desc* desc);
+hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
+                                         const hwinfer_attention_prefill_desc* desc);
+
 }  // namespace hwinfer::gpu
 
 #endif  // HWINFER_BACKENDS_GPU_COMMON_KERNEL_UTIL_H_

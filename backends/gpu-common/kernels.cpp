@@ -51,6 +51,12 @@ hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, c
       return gemm_limits(*static_cast<const hwinfer_gemm_desc*>(desc));
     case HWINFER_KERNEL_MATMUL_QUANTIZED:
       return matmul_quantized_limits(*static_cast<const hwinfer_matmul_quantized_desc*>(desc));
+    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
+      return attention_decode_limits(
+          *static_cast<const hwinfer_attention_decode_paged_desc*>(desc));
+    case HWINFER_KERNEL_ATTENTION_PREFILL:
+      return attention_prefill_limits(*static_cast<const hwinfer_attention_prefill_desc*>(desc),
+                                      context.require_buffers);
     default:
       return not_implemented(kind);
   }
@@ -67,6 +73,8 @@ hwinfer_kernel_table make_kernel_table() {
   table.kv_append = &enqueue_kv_append;
   table.gemm = &enqueue_gemm;
   table.matmul_quantized = &enqueue_matmul_quantized;
+  table.attention_decode_paged = &enqueue_attention_decode_paged;
+  table.attention_prefill = &enqueue_attention_prefill;
   return table;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "gpu_runtime.h"
+#include "paged_kv.h"
 
 namespace hwinfer::gpu {
 
@@ -143,6 +144,15 @@ gpuError_t launch_matmul_q_gemv(const QuantMatmulProblem& problem, uint8_t* scra
                                 gpuStream_t stream);
 // Any m (used for m > kGemvMaxRows): x exact, w dequantized into the tiles of an F32 GEMM.
 gpuError_t launch_matmul_q_tiled(const QuantMatmulProblem& problem, gpuStream_t stream);
+
+// attention_decode.cu and attention_prefill.cu — the attention launchers; their arguments (the
+// paged pools, the block table, the query/output layouts) are the structs of paged_kv.h.
+//   decode:  validation, then per batch of sequences the partition kernel and the reduce kernel;
+//            |scratch| holds DecodeArgs::scratch_floats() floats.
+//   prefill: validation, then the flash-attention kernel.
+gpuError_t launch_attention_decode_paged(const DecodeArgs& args, float* scratch,
+                                         gpuStream_t stream);
+gpuError_t launch_attention_prefill(const PrefillArgs& args, gpuStream_t stream);
 
 }  // namespace hwinfer::gpu
 

@@ -14,17 +14,22 @@ set(HWINFER_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kernels_rows.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_kv.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_gemm.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/kernels_quant.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_quant.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/kernels_attention.cpp)
 set(HWINFER_GPU_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/probe.cu
   ${CMAKE_CURRENT_LIST_DIR}/rows.cu
   ${CMAKE_CURRENT_LIST_DIR}/kv_append.cu
   ${CMAKE_CURRENT_LIST_DIR}/gemv.cu
   ${CMAKE_CURRENT_LIST_DIR}/gemm.cu
-  ${CMAKE_CURRENT_LIST_DIR}/matmul_q.cu)
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_q.cu
+  ${CMAKE_CURRENT_LIST_DIR}/attention_decode.cu
+  ${CMAKE_CURRENT_LIST_DIR}/attention_prefill.cu)
 # Headers the kernels include (the HIP custom commands list them as dependencies).
 set(HWINFER_GPU_KERNEL_HEADERS
   ${CMAKE_CURRENT_LIST_DIR}/gpu_device.h
   ${CMAKE_CURRENT_LIST_DIR}/gpu_runtime.h
   ${CMAKE_CURRENT_LIST_DIR}/device_errors.h
-  ${CMAKE_CURRENT_LIST_DIR}/launch.h)
+  ${CMAKE_CURRENT_LIST_DIR}/launch.h
+  ${CMAKE_CURRENT_LIST_DIR}/paged_kv.h
+  ${CMAKE_CURRENT_LIST_DIR}/attention_tile.h)
