@@ -29,22 +29,6 @@ constexpr int kSide = 16;  // threads along each side of the 64 x 64 tile (4 out
 constexpr int kPerThread = kTileM / kSide;
 constexpr int64_t kMaxGridY = 65535;
 
-__device__ __forceinline__ float load_element(const uint8_t* base, uint32_t dtype, int64_t index) {
-  if (dtype == HWINFER_DTYPE_F32) return reinterpret_cast<const float*>(base)[index];
-  const uint16_t bits = reinterpret_cast<const uint16_t*>(base)[index];
-  return dtype == HWINFER_DTYPE_F16 ? f16_to_float(bits) : bf16_to_float(bits);
-}
-
-__device__ __forceinline__ void store_element(uint8_t* base, uint32_t dtype, int64_t index,
-                                              float value) {
-  if (dtype == HWINFER_DTYPE_F32) {
-    reinterpret_cast<float*>(base)[index] = value;
-  } else {
-    reinterpret_cast<uint16_t*>(base)[index] =
-        dtype == HWINFER_DTYPE_F16 ? float_to_f16(value) : float_to_bf16(value);
-  }
-}
-
 __global__ void __launch_bounds__(kThreads) gemm_tiled(GemmProblem p, int64_t tiles_m) {
   // Stored k-major (tile[kk][row or column]); +1 keeps the transposing stores off one bank.
   __shared__ float a_tile[kTileK][kTileM + 1];
@@ -73,7 +57,7 @@ __global__ void __launch_bounds__(kThreads) gemm_tiled(GemmProblem p, int64_t ti
         const int64_t l = k0 + kk;
         a_tile[kk][mm] =
             row < p.m && l < p.k
-                ? load_element(p.a.data, p.a.dtype, row * p.a.row_stride + l * p.a.col_stride)
+                ? load_float_element(p.a.data, p.a.dtype, row * p.a.row_stride + l * p.a.col_stride)
                 : 0.0f;
       }
 #pragma unroll
@@ -83,10 +67,10 @@ __global__ void __launch_bounds__(kThreads) gemm_tiled(GemmProblem p, int64_t ti
         const int nn = b_along_k ? e / kTileK : e % kTileN;
         const int64_t column = n0 + nn;
         const int64_t l = k0 + kk;
-        b_tile[kk][nn] =
-            column < p.n && l < p.k
-                ? load_element(p.b.data, p.b.dtype, l * p.b.row_stride + column * p.b.col_stride)
-                : 0.0f;
+        b_tile[kk][nn] = column < p.n && l < p.k
+                             ? load_float_element(p.b.data, p.b.dtype,
+                                                  l * p.b.row_stride + column * p.b.col_stride)
+                             : 0.0f;
       }
       __syncthreads();
 #pragma unroll
@@ -115,8 +99,8 @@ __global__ void __launch_bounds__(kThreads) gemm_tiled(GemmProblem p, int64_t ti
         if (row < p.m && column < p.n) {
           const int64_t at = row * p.c.row_stride + column * p.c.col_stride;
           float result = p.alpha * acc[r][c];
-          if (p.beta != 0.0f) result += p.beta * load_element(p.c.data, p.c.dtype, at);
-          store_element(p.c.data, p.c.dtype, at, result);
+          if (p.beta != 0.0f) result += p.beta * load_float_element(p.c.data, p.c.dtype, at);
+          store_float_element(p.c.data, p.c.dtype, at, result);
         }
       }
     }

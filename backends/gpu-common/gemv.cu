@@ -30,42 +30,13 @@ constexpr int kUnroll = 4;                           // 16-byte units in flight 
 constexpr int kColumnTile = 64;                      // gemv_columns: columns per block
 constexpr int kSlices = kThreads / kColumnTile;      // gemv_columns: k-slices per block
 
-// The sum of |value| over the 32-lane group of this thread (every lane of the group must call).
-__device__ __forceinline__ float group32_sum(float value) {
-#pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
-#if defined(HWINFER_GPU_CUDA)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-#else
-    value += __shfl_xor(value, offset);
-#endif
-  }
-  return value;
-}
-
-__device__ __forceinline__ float load_element(const uint8_t* base, uint32_t dtype, int64_t index) {
-  if (dtype == HWINFER_DTYPE_F32) return reinterpret_cast<const float*>(base)[index];
-  const uint16_t bits = reinterpret_cast<const uint16_t*>(base)[index];
-  return dtype == HWINFER_DTYPE_F16 ? f16_to_float(bits) : bf16_to_float(bits);
-}
-
-__device__ __forceinline__ void store_element(uint8_t* base, uint32_t dtype, int64_t index,
-                                              float value) {
-  if (dtype == HWINFER_DTYPE_F32) {
-    reinterpret_cast<float*>(base)[index] = value;
-  } else {
-    reinterpret_cast<uint16_t*>(base)[index] =
-        dtype == HWINFER_DTYPE_F16 ? float_to_f16(value) : float_to_bf16(value);
-  }
-}
-
 // c[i, j] = alpha * sum + beta * c[i, j] (c not read when beta == 0).
 __device__ __forceinline__ void write_output(const GemmProblem& p, int64_t i, int64_t j,
                                              float sum) {
   const int64_t at = i * p.c.row_stride + j * p.c.col_stride;
   float result = p.alpha * sum;
-  if (p.beta != 0.0f) result += p.beta * load_element(p.c.data, p.c.dtype, at);
-  store_element(p.c.data, p.c.dtype, at, result);
+  if (p.beta != 0.0f) result += p.beta * load_float_element(p.c.data, p.c.dtype, at);
+  store_float_element(p.c.data, p.c.dtype, at, result);
 }
 
 // A 16-bit word of dtype kDtype (F16 or BF16) as float.
@@ -132,7 +103,7 @@ __device__ __forceinline__ void load_a_values(const uint8_t* row, uint32_t dtype
     }
   } else {
 #pragma unroll
-    for (int e = 0; e < kElems; ++e) out[e] = load_element(row, dtype, l0 + e);
+    for (int e = 0; e < kElems; ++e) out[e] = load_float_element(row, dtype, l0 + e);
   }
 }
 
@@ -184,15 +155,15 @@ __global__ void __launch_bounds__(kThreads) gemv_dot(GemmProblem p, bool wide, b
     for (; u < units; u += kLanes) accumulate(b_units[u], u);
     // The elements past the last whole unit (all of them when not wide).
     for (int64_t l = units * kElems + lane; l < p.k; l += kLanes) {
-      const float w = load_element(b_row, kB, l);
+      const float w = load_float_element(b_row, kB, l);
 #pragma unroll
-      for (int i = 0; i < kM; ++i) acc[i] += load_element(a_rows[i], p.a.dtype, l) * w;
+      for (int i = 0; i < kM; ++i) acc[i] += load_float_element(a_rows[i], p.a.dtype, l) * w;
     }
   }
   float mine = 0.0f;  // lane i keeps row i's sum
 #pragma unroll
   for (int i = 0; i < kM; ++i) {
-    const float total = group32_sum(acc[i]);
+    const float total = lanes_sum<kLanes>(acc[i]);
     if (lane == i) mine = total;
   }
   if (active && lane < kM && lane < p.m) write_output(p, lane, j, mine);
@@ -210,11 +181,13 @@ __global__ void __launch_bounds__(kThreads) gemv_columns(GemmProblem p) {
   for (int i = 0; i < kM; ++i) acc[i] = 0.0f;
   if (j < p.n) {
     for (int64_t l = ty; l < p.k; l += kSlices) {
-      const float w = load_element(p.b.data, p.b.dtype, l * p.b.row_stride + j * p.b.col_stride);
+      const float w =
+          load_float_element(p.b.data, p.b.dtype, l * p.b.row_stride + j * p.b.col_stride);
 #pragma unroll
       for (int i = 0; i < kM; ++i) {
         const int64_t row = i < p.m ? i : p.m - 1;
-        acc[i] += load_element(p.a.data, p.a.dtype, row * p.a.row_stride + l * p.a.col_stride) * w;
+        acc[i] +=
+            load_float_element(p.a.data, p.a.dtype, row * p.a.row_stride + l * p.a.col_stride) * w;
       }
     }
   }

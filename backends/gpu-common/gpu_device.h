@@ -43,6 +43,7 @@
 #include <cstdint>
 
 #include "device_errors.h"
+#include "hwinfer/plugin.h"
 
 #if defined(HWINFER_GPU_CUDA)
 #include <cuda_fp16.h>
@@ -81,10 +82,13 @@ inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;
 inline constexpr int kWarpSize = 64;  // HIP's host pass; device code sees the real value
 #endif
 
-// Every lane of the warp gets the sum of |value| over the warp.
-__device__ __forceinline__ float warp_sum(float value) {
+// Every lane of an aligned group of |kLanes| lanes (a power of two <= kWarpSize; xor offsets below
+// kLanes stay inside the group on 32- and 64-wide warps) gets the sum / maximum of |value| over the
+// group. Every lane of the group must call.
+template <int kLanes>
+__device__ __forceinline__ float lanes_sum(float value) {
 #pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
 #if defined(HWINFER_GPU_CUDA)
     value += __shfl_xor_sync(0xffffffffu, value, offset);
 #else
@@ -94,9 +98,10 @@ __device__ __forceinline__ float warp_sum(float value) {
   return value;
 }
 
-__device__ __forceinline__ float warp_max(float value) {
+template <int kLanes>
+__device__ __forceinline__ float lanes_max(float value) {
 #pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
+  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
 #if defined(HWINFER_GPU_CUDA)
     value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
 #else
@@ -105,6 +110,10 @@ __device__ __forceinline__ float warp_max(float value) {
   }
   return value;
 }
+
+// Every lane of the warp gets the sum / maximum of |value| over the warp.
+__device__ __forceinline__ float warp_sum(float value) { return lanes_sum<kWarpSize>(value); }
+__device__ __forceinline__ float warp_max(float value) { return lanes_max<kWarpSize>(value); }
 
 // The sum of |value| over the block, returned to every thread. |shared| holds at least
 // blockDim.x / kWarpSize floats (32 covers 1024 threads on any warp size). Every thread of the
@@ -165,6 +174,25 @@ __device__ __forceinline__ uint16_t float_to_bf16(float value) {
   if ((bits & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((bits >> 16) | 0x40u);
   const uint32_t rounded = bits + 0x7fffu + ((bits >> 16) & 1u);
   return static_cast<uint16_t>(rounded >> 16);
+}
+
+// Element |index| of an F32, F16 or BF16 array (|dtype| is HWINFER_DTYPE_*) as a float, and the
+// store back with the CPU backend's rounding (to nearest even).
+__device__ __forceinline__ float load_float_element(const uint8_t* base, uint32_t dtype,
+                                                    int64_t index) {
+  if (dtype == HWINFER_DTYPE_F32) return reinterpret_cast<const float*>(base)[index];
+  const uint16_t bits = reinterpret_cast<const uint16_t*>(base)[index];
+  return dtype == HWINFER_DTYPE_F16 ? f16_to_float(bits) : bf16_to_float(bits);
+}
+
+__device__ __forceinline__ void store_float_element(uint8_t* base, uint32_t dtype, int64_t index,
+                                                    float value) {
+  if (dtype == HWINFER_DTYPE_F32) {
+    reinterpret_cast<float*>(base)[index] = value;
+  } else {
+    reinterpret_cast<uint16_t*>(base)[index] =
+        dtype == HWINFER_DTYPE_F16 ? float_to_f16(value) : float_to_bf16(value);
+  }
 }
 
 // Records |code| in the stream's error word unless an earlier error is there (first one wins).

@@ -37,30 +37,6 @@ constexpr int kBlockValues = 32;   // values per quant block
 constexpr int kBlocksPerLane = 2;  // matmul_q_gemv: blocks per lane per chunk
 constexpr int kChunkBlocks = kLanes * kBlocksPerLane;
 
-__device__ __forceinline__ float group32_sum(float value) {
-#pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
-#if defined(HWINFER_GPU_CUDA)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-#else
-    value += __shfl_xor(value, offset);
-#endif
-  }
-  return value;
-}
-
-__device__ __forceinline__ float group32_max(float value) {
-#pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset /= 2) {
-#if defined(HWINFER_GPU_CUDA)
-    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
-#else
-    value = fmaxf(value, __shfl_xor(value, offset));
-#endif
-  }
-  return value;
-}
-
 // std::lround on a float: nearest, ties away from zero (v + 0.5 would misround 0.49999997).
 __device__ __forceinline__ int round_half_away(float v) {
   const float a = fabsf(v);
@@ -81,7 +57,7 @@ __global__ void __launch_bounds__(kThreads)
   const int64_t i = index / blocks;
   const int64_t l = (index % blocks) * kBlockValues + lane;
   const float v = p.x[i * p.x_row_stride + l * p.x_col_stride];
-  const float amax = group32_max(fabsf(v));
+  const float amax = lanes_max<kLanes>(fabsf(v));
   const float d = amax / 127.0f;
   const float id = d != 0.0f ? 1.0f / d : 0.0f;
   const int q = round_half_away(v * id);
@@ -206,7 +182,7 @@ __global__ void __launch_bounds__(kThreads)
   float mine = 0.0f;  // lane i keeps row i's sum
 #pragma unroll
   for (int i = 0; i < kM; ++i) {
-    const float total = group32_sum(acc[i]);
+    const float total = lanes_sum<kLanes>(acc[i]);
     if (lane == i) mine = total;
   }
   if (active && lane < kM && lane < p.m) {
