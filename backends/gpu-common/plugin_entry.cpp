@@ -5,9 +5,14 @@
 // and the reason goes to the host's log at INFO (a machine without this vendor's GPU is ordinary;
 // `hwinfer devices` prints the reason of every plugin with none).
 //
-// Options (plugin_init): none yet; any key is INVALID_ARGUMENT.
+// The vendor runtime stays loaded for the life of the process once plugin_init has run (see
+// pin_vendor_runtime). Options (plugin_init): none yet; any key is INVALID_ARGUMENT.
 // Must not print, abort or throw across the ABI.
+#include <dlfcn.h>
+#include <link.h>
+
 #include <cstdarg>
+#include <cstring>
 #include <memory>
 #include <type_traits>
 
@@ -66,6 +71,27 @@ hwinfer_error* check_plugin_options(const hwinfer_option* options, size_t n_opti
   return nullptr;
 }
 
+// Marks every library loaded so far except the hwinfer plugins RTLD_NODELETE. The vendor runtimes
+// (libamdhip64 and the HSA runtime; libcuda where cudart found it) keep allocations that only their
+// own globals point to; when the host dlcloses this plugin they would be unloaded with it and
+// LeakSanitizer would report those allocations as leaks. Pinned, they stay reachable, as the
+// Vulkan backend pins the drivers its loader brought in (vk_loader.cpp).
+void pin_vendor_runtime() {
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void*) -> int {
+        const char* path = info->dlpi_name;
+        if (path == nullptr || path[0] == '\0') return 0;
+        const char* slash = std::strrchr(path, '/');
+        const char* file = slash != nullptr ? slash + 1 : path;
+        if (std::strncmp(file, "hwinfer-", 8) == 0) return 0;
+        if (void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
+          dlclose(handle);  // drops the reference just taken; NODELETE stays
+        }
+        return 0;
+      },
+      nullptr);
+}
+
 }  // namespace
 
 void log_message(const hwinfer_host_api* host, uint32_t level, const char* format, ...) {
@@ -91,6 +117,7 @@ hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* o
     auto plugin = std::make_unique<hwinfer_plugin>();
     plugin->host = host;
     enumerate_devices(plugin.get());
+    pin_vendor_runtime();
     if (plugin->devices.empty()) {
       log_message(host, HWINFER_LOG_INFO, "no devices: %s", plugin->unavailable_reason.c_str());
     }
