@@ -208,8 +208,8 @@ BENCHMARK(BM_Gemv)->Apply(GemvArgs)->UseManualTime()->Unit(benchmark::kMicroseco
 void GemvLlama2_7bArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"dtype", "n", "k"});
   for (int64_t dtype : {kF16, kQ8, kQ4}) {
-    for (auto [n, k] : {std::pair<int64_t, int64_t>{4096, 4096}, {11008, 4096}, {4096, 11008},
-                        {32000, 4096}}) {
+    for (auto [n, k] :
+         {std::pair<int64_t, int64_t>{4096, 4096}, {11008, 4096}, {4096, 11008}, {32000, 4096}}) {
       b->Args({dtype, n, k});
     }
   }
