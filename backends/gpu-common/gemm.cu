@@ -27,6 +27,8 @@ constexpr int kTileN = 64;
 constexpr int kTileK = 16;
 constexpr int kSide = 16;  // threads along each side of the 64 x 64 tile (4 outputs each)
 constexpr int kPerThread = kTileM / kSide;
+static_assert(kTileM == 64 && kTileN == 64 && kSide == 16 && kPerThread == 4,
+              "accumulate_register_tile (gpu_device.h) computes 64 x 64 tiles, 4 x 4 per thread");
 constexpr int64_t kMaxGridY = 65535;
 
 __global__ void __launch_bounds__(kThreads) gemm_tiled(GemmProblem p, int64_t tiles_m) {
@@ -73,21 +75,7 @@ __global__ void __launch_bounds__(kThreads) gemm_tiled(GemmProblem p, int64_t ti
                              : 0.0f;
       }
       __syncthreads();
-#pragma unroll
-      for (int kk = 0; kk < kTileK; ++kk) {
-        float a_values[kPerThread];
-        float b_values[kPerThread];
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) a_values[r] = a_tile[kk][ty + kSide * r];
-#pragma unroll
-        for (int c = 0; c < kPerThread; ++c) b_values[c] = b_tile[kk][tx + kSide * c];
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-          for (int c = 0; c < kPerThread; ++c)
-            acc[r][c] = fmaf(a_values[r], b_values[c], acc[r][c]);
-        }
-      }
+      accumulate_register_tile<kTileK>(a_tile, b_tile, tx, ty, acc);
       __syncthreads();  // the tiles have been read before the next k-tile overwrites them
     }
 #pragma unroll

@@ -176,6 +176,30 @@ __device__ __forceinline__ uint16_t float_to_bf16(float value) {
   return static_cast<uint16_t>(rounded >> 16);
 }
 
+// The register-tile step of the shared-memory tiled GEMMs (gemm.cu, matmul_q.cu): a 64 x 64
+// output tile computed by 16 x 16 threads, 4 x 4 outputs each (rows ty + 16 r, columns tx + 16 c).
+// acc[r][c] += sum over kk < kTileK of a_tile[kk][ty + 16 r] * b_tile[kk][tx + 16 c]; the tiles
+// are stored k-major with one float of padding per row. The caller synchronises around it.
+template <int kTileK>
+__device__ __forceinline__ void accumulate_register_tile(const float (*a_tile)[65],
+                                                         const float (*b_tile)[65], int tx, int ty,
+                                                         float (&acc)[4][4]) {
+#pragma unroll
+  for (int kk = 0; kk < kTileK; ++kk) {
+    float a_values[4];
+    float b_values[4];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) a_values[r] = a_tile[kk][ty + 16 * r];
+#pragma unroll
+    for (int c = 0; c < 4; ++c) b_values[c] = b_tile[kk][tx + 16 * c];
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) acc[r][c] = fmaf(a_values[r], b_values[c], acc[r][c]);
+    }
+  }
+}
+
 // Element |index| of an F32, F16 or BF16 array (|dtype| is HWINFER_DTYPE_*) as a float, and the
 // store back with the CPU backend's rounding (to nearest even).
 __device__ __forceinline__ float load_float_element(const uint8_t* base, uint32_t dtype,

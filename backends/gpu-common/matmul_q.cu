@@ -194,6 +194,8 @@ constexpr int kTile = 64;   // matmul_q_tiled: outputs per tile side
 constexpr int kTileK = 32;  // one quant block
 constexpr int kSide = 16;
 constexpr int kPerThread = kTile / kSide;
+static_assert(kTile == 64 && kSide == 16 && kPerThread == 4,
+              "accumulate_register_tile (gpu_device.h) computes 64 x 64 tiles, 4 x 4 per thread");
 constexpr int64_t kMaxGridY = 65535;
 
 // matmul_q_tiled: see the file comment.
@@ -248,21 +250,7 @@ __global__ void __launch_bounds__(kThreads) matmul_q_tiled(QuantMatmulProblem p,
         for (int v = 0; v < 8; ++v) w_tile[8 * part + v][wn] = 0.0f;
       }
       __syncthreads();
-#pragma unroll
-      for (int kk = 0; kk < kTileK; ++kk) {
-        float x_values[kPerThread];
-        float w_values[kPerThread];
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) x_values[r] = x_tile[kk][ty + kSide * r];
-#pragma unroll
-        for (int c = 0; c < kPerThread; ++c) w_values[c] = w_tile[kk][tx + kSide * c];
-#pragma unroll
-        for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-          for (int c = 0; c < kPerThread; ++c)
-            acc[r][c] = fmaf(x_values[r], w_values[c], acc[r][c]);
-        }
-      }
+      accumulate_register_tile<kTileK>(x_tile, w_tile, tx, ty, acc);
       __syncthreads();  // the tiles have been read before the next k-tile overwrites them
     }
 #pragma unroll
