@@ -46,6 +46,9 @@ hwinfer_error* check_embedding(const CheckContext& context, const hwinfer_embedd
 
 // paged_kv_checks.cpp
 hwinfer_error* check_kv_append(const CheckContext& context, const hwinfer_kv_append_desc& d);
+// The two halves as check_rope and check_kv_append (ABI 1.1).
+hwinfer_error* check_rope_kv_append(const CheckContext& context,
+                                    const hwinfer_rope_kv_append_desc& d);
 hwinfer_error* check_attention_decode_paged(const CheckContext& context,
                                             const hwinfer_attention_decode_paged_desc& d);
 hwinfer_error* check_attention_prefill(const CheckContext& context,

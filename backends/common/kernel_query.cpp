@@ -80,6 +80,9 @@ hwinfer_error* answer_kernel_query(const CheckContext& context,
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return query<hwinfer_bandwidth_probe_desc>(context, desc, "bandwidth_probe",
                                                  check_bandwidth_probe, out);
+    case HWINFER_KERNEL_ROPE_KV_APPEND:
+      return query<hwinfer_rope_kv_append_desc>(context, desc, "rope_kv_append",
+                                                check_rope_kv_append, out);
     default:
       break;
   }

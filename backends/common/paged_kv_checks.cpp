@@ -184,6 +184,24 @@ hwinfer_error* check_kv_append(const CheckContext& context, const hwinfer_kv_app
   return apply_kernel_limits(context, HWINFER_KERNEL_KV_APPEND, &d);
 }
 
+// ---- RoPE fused with the KV append ---------------------------------------------------------
+//   exactly what rope and kv_append accept for its two halves (hwinfer_split_rope_kv_append), with
+//   k given (it is appended); then the plugin's limits for the fused kind.
+
+hwinfer_error* check_rope_kv_append(const CheckContext& context,
+                                    const hwinfer_rope_kv_append_desc& d) {
+  if (hwinfer_error* error =
+          check_desc_size(context.plugin_name, d.struct_size, sizeof(d), "rope_kv_append")) {
+    return error;
+  }
+  hwinfer_rope_desc rope;
+  hwinfer_kv_append_desc append;
+  hwinfer_split_rope_kv_append(&d, &rope, &append);
+  if (hwinfer_error* error = check_rope(context, rope)) return error;
+  if (hwinfer_error* error = check_kv_append(context, append)) return error;
+  return apply_kernel_limits(context, HWINFER_KERNEL_ROPE_KV_APPEND, &d);
+}
+
 // ---- paged decode attention -------------------------------------------------------------------
 //   q, out: [n_seqs, n_heads, head_dim] F32 | F16 (innermost contiguous; out has q's dtype);
 //   pools: the paged layout with num_blocks = k_cache.shape[0];  block_tables: [n_seqs,

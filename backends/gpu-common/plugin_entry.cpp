@@ -57,6 +57,10 @@ const hwinfer_plugin_api kApi = {
     .event_elapsed_ns = &event_elapsed_ns,
     .kernel_query = &kernel_query,
     .kernels = nullptr,  // set by hwinfer_plugin_query (kernel_table() lives in kernels.cpp)
+    .stream_begin_capture = nullptr,  // graphs (ABI 1.1): not provided
+    .stream_end_capture = nullptr,
+    .graph_launch = nullptr,
+    .graph_destroy = nullptr,
 };
 
 hwinfer_error* check_plugin_options(const hwinfer_option* options, size_t n_options) {

@@ -312,6 +312,7 @@ const hwinfer_kernel_table kKernelTable = {
     .silu_mul = &enqueue_silu_mul,
     .embedding = &enqueue_embedding,
     .bandwidth_probe = &enqueue_bandwidth_probe,
+    .rope_kv_append = nullptr,  // ABI 1.1: not provided
 };
 
 }  // namespace

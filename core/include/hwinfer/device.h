@@ -19,6 +19,7 @@ namespace hwinfer {
 class Plugin;
 class Stream;
 class Event;
+class Graph;
 struct HardwareSpec;
 
 enum class MemoryKind : uint32_t {
@@ -96,6 +97,8 @@ class Device : public std::enable_shared_from_this<Device> {
   // SUPPORTED/UNSUPPORTED for |desc|. A NULL kernel slot answers unsupported without asking the
   // plugin; a plugin without kernel_query answers unsupported too.
   StatusOr<KernelSupport> QueryKernel(const hwinfer_kernel_desc& desc) const;
+  // True when the plugin fills all four graph slots (ABI 1.1: stream capture and replay).
+  bool SupportsGraphs() const;
 
  private:
   std::shared_ptr<Plugin> plugin_;
@@ -152,6 +155,11 @@ class Stream {
   // Unsupported and the plugin is not called.
   Status Launch(const hwinfer_kernel_desc& desc);
 
+  // Graph capture (plugin.h, "graphs"): between BeginCapture and EndCapture kernels and D2D copies
+  // are recorded, not run. Unsupported where the device has no graphs (Device::SupportsGraphs).
+  Status BeginCapture();
+  StatusOr<Graph> EndCapture();
+
  private:
   void Reset();
   std::shared_ptr<Device> device_;
@@ -177,6 +185,26 @@ class Event {
   void Reset();
   std::shared_ptr<Device> device_;
   hwinfer_event* handle_ = nullptr;
+};
+
+// Work recorded from a stream, replayed with one call. Keeps its device alive; the buffers it
+// uses must outlive it (plugin.h).
+class Graph {
+ public:
+  Graph() = default;
+  Graph(std::shared_ptr<Device> device, hwinfer_graph* handle);
+  Graph(Graph&& other) noexcept;
+  Graph& operator=(Graph&& other) noexcept;
+  ~Graph();  // graph_destroy; the replays queued must have finished
+
+  hwinfer_graph* handle() const { return handle_; }
+  // Enqueues one replay of the recorded work on |stream|.
+  Status Launch(const Stream& stream) const;
+
+ private:
+  void Reset();
+  std::shared_ptr<Device> device_;
+  hwinfer_graph* handle_ = nullptr;
 };
 
 }  // namespace hwinfer

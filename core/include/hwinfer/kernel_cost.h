@@ -10,6 +10,7 @@
 //   attention_decode_paged: flops 4 * head_dim * n_heads * sum(context_len);
 //     bytes q + out + K and V rows read (context_len x n_kv_heads x head_dim x elem, + I8 scales)
 //   kv_append: bytes k + v read + the same written into the pools
+//   rope_kv_append: rope + kv_append, less the second read of k the fusion saves
 //   rms_norm, rope, silu_mul, embedding: bytes in + out (+ weights), a few flops per element
 //   bandwidth_probe: bytes as the descriptor's size says, no flops
 // Attention needs the per-sequence context lengths (and prefill query starts) that live in device

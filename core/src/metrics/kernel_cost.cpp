@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "hwinfer/plugin_support.h"
+
 namespace hwinfer {
 
 namespace {
@@ -225,6 +227,21 @@ KernelCost CountRope(const hwinfer_rope_desc& d) {
   return cost;
 }
 
+// rope_kv_append: what its two halves count, less the k and v round trip the fusion saves
+// (the rotated k is not read back for the append).
+KernelCost CountRopeKvAppend(const hwinfer_rope_kv_append_desc& d) {
+  hwinfer_rope_desc rope;
+  hwinfer_kv_append_desc append;
+  hwinfer_split_rope_kv_append(&d, &rope, &append);
+  KernelCost cost = CountRope(rope);
+  const KernelCost appended = CountKvAppend(append);
+  cost.bytes_read +=
+      appended.bytes_read -
+      DtypeBytes(d.k.dtype, Positive(d.n_tokens) * Positive(d.n_kv_heads) * Positive(d.head_dim));
+  cost.bytes_written += appended.bytes_written;
+  return cost;
+}
+
 // silu_mul: gate and up read, out written; 5 flops per element (x / (1 + exp(-x)) * up).
 KernelCost CountSiluMul(const hwinfer_silu_mul_desc& d) {
   const double values = Positive(d.n_tokens) * Positive(d.dim);
@@ -303,6 +320,11 @@ KernelCost CountKernelCost(const hwinfer_kernel_desc& desc, const IntArrayReader
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       if (Fits<hwinfer_bandwidth_probe_desc>(desc)) {
         return CountBandwidthProbe(As<hwinfer_bandwidth_probe_desc>(desc));
+      }
+      break;
+    case HWINFER_KERNEL_ROPE_KV_APPEND:
+      if (Fits<hwinfer_rope_kv_append_desc>(desc)) {
+        return CountRopeKvAppend(As<hwinfer_rope_kv_append_desc>(desc));
       }
       break;
     default:

@@ -166,6 +166,8 @@ const void* KernelSlot(const hwinfer_kernel_table& table, uint32_t kind) {
       return reinterpret_cast<const void*>(table.embedding);
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return reinterpret_cast<const void*>(table.bandwidth_probe);
+    case HWINFER_KERNEL_ROPE_KV_APPEND:
+      return reinterpret_cast<const void*>(table.rope_kv_append);
     default:
       return nullptr;
   }
@@ -317,11 +319,66 @@ Status Stream::Launch(const hwinfer_kernel_desc& desc) {
     HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_EMBEDDING, embedding, hwinfer_embedding_desc)
     HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_BANDWIDTH_PROBE, bandwidth_probe,
                          hwinfer_bandwidth_probe_desc)
+    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_ROPE_KV_APPEND, rope_kv_append, hwinfer_rope_kv_append_desc)
 #undef HWINFER_LAUNCH_CASE_
     default:
       return Unsupported(device_->id() + ": unknown kernel kind " + std::to_string(desc.kind));
   }
   return ConsumePluginError(error, device_->id() + ": " + kernel);
+}
+
+Status Stream::BeginCapture() {
+  if (!device_->SupportsGraphs()) return MissingSlot(*device_, "stream_begin_capture");
+  return ConsumePluginError(device_->plugin().api().stream_begin_capture(handle_),
+                            device_->id() + ": stream_begin_capture");
+}
+
+StatusOr<Graph> Stream::EndCapture() {
+  if (!device_->SupportsGraphs()) return MissingSlot(*device_, "stream_end_capture");
+  hwinfer_graph* graph = nullptr;
+  HWINFER_RETURN_IF_ERROR(
+      ConsumePluginError(device_->plugin().api().stream_end_capture(handle_, &graph),
+                         device_->id() + ": stream_end_capture"));
+  if (graph == nullptr) {
+    return Internal(device_->id() + ": stream_end_capture succeeded but returned no graph");
+  }
+  return Graph(device_, graph);
+}
+
+// ---- Graph ----------------------------------------------------------------------------------
+
+bool Device::SupportsGraphs() const {
+  const hwinfer_plugin_api& api = plugin_->api();
+  return api.stream_begin_capture != nullptr && api.stream_end_capture != nullptr &&
+         api.graph_launch != nullptr && api.graph_destroy != nullptr;
+}
+
+Graph::Graph(std::shared_ptr<Device> device, hwinfer_graph* handle)
+    : device_(std::move(device)), handle_(handle) {}
+
+Graph::Graph(Graph&& other) noexcept
+    : device_(std::move(other.device_)), handle_(std::exchange(other.handle_, nullptr)) {}
+
+Graph& Graph::operator=(Graph&& other) noexcept {
+  if (this != &other) {
+    Reset();
+    device_ = std::move(other.device_);
+    handle_ = std::exchange(other.handle_, nullptr);
+  }
+  return *this;
+}
+
+Graph::~Graph() { Reset(); }
+
+void Graph::Reset() {
+  if (handle_ != nullptr) device_->plugin().api().graph_destroy(handle_);
+  handle_ = nullptr;
+  device_.reset();
+}
+
+Status Graph::Launch(const Stream& stream) const {
+  return ConsumePluginError(device_->plugin().api().graph_launch(handle_, stream.handle()),
+                            device_->id() + ": graph_launch");
 }
 
 // ---- Event ----------------------------------------------------------------------------------

@@ -47,8 +47,10 @@ extern "C" {
 
 /* Bumped only for removals or type changes (incompatible). */
 #define HWINFER_ABI_MAJOR 1u
-/* Bumped for every appended field or function slot (compatible). */
-#define HWINFER_ABI_MINOR 0u
+/* Bumped for every appended field or function slot (compatible).
+ *   1.1: HWINFER_KERNEL_ROPE_KV_APPEND (kernel_table.rope_kv_append); stream capture into graphs
+ *        (hwinfer_plugin_api.stream_begin_capture .. graph_destroy). */
+#define HWINFER_ABI_MINOR 1u
 
 /* The one exported symbol. Declared with HWINFER_PLUGIN_EXPORT in the plugin. */
 #define HWINFER_PLUGIN_QUERY_SYMBOL "hwinfer_plugin_query"
@@ -129,6 +131,7 @@ typedef struct hwinfer_device hwinfer_device; /* one opened device */
 typedef struct hwinfer_buffer hwinfer_buffer; /* one memory allocation on a device */
 typedef struct hwinfer_stream hwinfer_stream; /* an in-order queue of copies and kernels */
 typedef struct hwinfer_event hwinfer_event;   /* a point in a stream; carries a device timestamp */
+typedef struct hwinfer_graph hwinfer_graph;   /* captured stream work, replayable (ABI 1.1) */
 
 /* ------------------------------------------------------------------------------------------------
  * Data types and quantized block layouts
@@ -257,6 +260,7 @@ typedef struct hwinfer_kernel_support {
 #define HWINFER_KERNEL_SILU_MUL 8u
 #define HWINFER_KERNEL_EMBEDDING 9u
 #define HWINFER_KERNEL_BANDWIDTH_PROBE 10u
+#define HWINFER_KERNEL_ROPE_KV_APPEND 11u /* ABI 1.1 */
 
 /* The common prefix of every descriptor. */
 typedef struct hwinfer_kernel_desc {
@@ -416,6 +420,32 @@ typedef struct hwinfer_rope_desc {
   hwinfer_tensor_view positions;
 } hwinfer_rope_desc;
 
+/* RoPE fused with the KV append (ABI 1.1): the same result as HWINFER_KERNEL_ROPE on (q, k)
+ * followed by HWINFER_KERNEL_KV_APPEND of the ROTATED k and of v, in one kernel:
+ *   q: [n_tokens, n_heads, head_dim], k, v: [n_tokens, n_kv_heads, head_dim]  F32 | F16
+ *   positions, slot_mapping: [n_tokens] I32
+ *   q and k are rotated IN PLACE (attention over the new tokens reads them afterwards); the rotated
+ *   k and v go into the paged pools (layout, slot and I8 scale rules as KV_APPEND).
+ * Every field means what it means in hwinfer_rope_desc and hwinfer_kv_append_desc; a backend must
+ * accept exactly the descriptors whose two halves those kernels accept. */
+typedef struct hwinfer_rope_kv_append_desc {
+  uint32_t struct_size;
+  uint32_t kind; /* HWINFER_KERNEL_ROPE_KV_APPEND */
+  int64_t n_tokens, n_heads, n_kv_heads, head_dim, rotary_dim;
+  int64_t block_size, num_blocks;
+  float theta_base;
+  uint32_t mode; /* HWINFER_ROPE_* */
+  hwinfer_tensor_view q;
+  hwinfer_tensor_view k;
+  hwinfer_tensor_view v;
+  hwinfer_tensor_view positions;
+  hwinfer_tensor_view slot_mapping;
+  hwinfer_tensor_view k_cache;
+  hwinfer_tensor_view v_cache;
+  hwinfer_tensor_view k_scales;
+  hwinfer_tensor_view v_scales;
+} hwinfer_rope_kv_append_desc;
+
 /* SiLU-gated activation: out[t,i] = silu(gate[t,i]) * up[t,i], silu(x) = x / (1 + exp(-x))
  *   gate, up, out: [n_tokens, dim] F32 | F16 */
 typedef struct hwinfer_silu_mul_desc {
@@ -484,6 +514,8 @@ typedef struct hwinfer_kernel_table {
   hwinfer_error* (*embedding)(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
   hwinfer_error* (*bandwidth_probe)(hwinfer_stream* stream,
                                     const hwinfer_bandwidth_probe_desc* desc);
+  /* ABI 1.1 */
+  hwinfer_error* (*rope_kv_append)(hwinfer_stream* stream, const hwinfer_rope_kv_append_desc* desc);
 } hwinfer_kernel_table;
 
 /* ------------------------------------------------------------------------------------------------
@@ -599,6 +631,30 @@ typedef struct hwinfer_plugin_api {
                                  hwinfer_kernel_support* out);
   /* The kernel slots; NULL when the plugin offers no kernels. Static storage. */
   const hwinfer_kernel_table* kernels;
+
+  /* --- graphs (ABI 1.1; all four slots NULL where the plugin cannot capture) -------------------
+   *
+   * Capture records a stream's work once so it can be replayed with one call (CUDA graphs, HIP
+   * graphs, reusable command buffers): the host saves the per-kernel enqueue cost of a decode
+   * step that runs the same kernels on the same buffers again and again.
+   *
+   * Between stream_begin_capture and stream_end_capture the stream RECORDS kernel launches and
+   * copy_d2d instead of running them; nothing recorded runs at capture time. Anything else on a
+   * capturing stream (copy_h2d, copy_d2h, events, stream_wait_event, stream_synchronize, a second
+   * begin) is FAILED_PRECONDITION and leaves the capture going. An enqueue that fails during
+   * capture spoils it: stream_end_capture then returns FAILED_PRECONDITION (no graph) and the
+   * stream is back to normal. graph_launch enqueues the recorded work on |stream|, which must be
+   * the stream it was captured from and not capturing (FAILED_PRECONDITION otherwise), in the
+   * recorded order, with the SAME descriptors and buffers: replays see the buffers' current
+   * contents, so the host changes a step's inputs by writing into the buffers (copy_h2d) before the
+   * launch. Errors a recorded kernel finds while running are reported by the next
+   * stream_synchronize, as for a direct launch. Every buffer a graph uses must outlive it; a graph
+   * must not be destroyed while a replay of it is queued. A graph may outlive its stream (it can no
+   * longer be launched then) and is destroyed without one. */
+  hwinfer_error* (*stream_begin_capture)(hwinfer_stream* stream);
+  hwinfer_error* (*stream_end_capture)(hwinfer_stream* stream, hwinfer_graph** out);
+  hwinfer_error* (*graph_launch)(hwinfer_graph* graph, hwinfer_stream* stream);
+  void (*graph_destroy)(hwinfer_graph* graph);
 } hwinfer_plugin_api;
 
 /* The exported entry point. The host passes its ABI major and the newest minor it understands.

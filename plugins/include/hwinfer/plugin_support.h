@@ -96,6 +96,8 @@ static inline const char* hwinfer_kernel_kind_name(uint32_t kind) {
       return "embedding";
     case HWINFER_KERNEL_BANDWIDTH_PROBE:
       return "bandwidth_probe";
+    case HWINFER_KERNEL_ROPE_KV_APPEND:
+      return "rope_kv_append";
     default:
       return NULL;
   }
@@ -129,6 +131,42 @@ static inline void hwinfer_set_support(hwinfer_kernel_support* out, uint32_t sup
   vsnprintf(full.reason, sizeof(full.reason), format, args);
   va_end(args);
   hwinfer_copy_out(out, &full, sizeof(full));
+}
+
+/* The two unfused kernels a rope_kv_append descriptor stands for: |rope| rotates q and k in place,
+ * then |append| writes the rotated k and v into the pools. A plugin checks (and may run) the fused
+ * kernel as these two; both outputs are full descriptors of this header's version. */
+static inline void hwinfer_split_rope_kv_append(const hwinfer_rope_kv_append_desc* fused,
+                                                hwinfer_rope_desc* rope,
+                                                hwinfer_kv_append_desc* append) {
+  memset(rope, 0, sizeof(*rope));
+  rope->struct_size = sizeof(*rope);
+  rope->kind = HWINFER_KERNEL_ROPE;
+  rope->n_tokens = fused->n_tokens;
+  rope->n_heads = fused->n_heads;
+  rope->n_kv_heads = fused->n_kv_heads;
+  rope->head_dim = fused->head_dim;
+  rope->rotary_dim = fused->rotary_dim;
+  rope->theta_base = fused->theta_base;
+  rope->mode = fused->mode;
+  rope->q = fused->q;
+  rope->k = fused->k;
+  rope->positions = fused->positions;
+  memset(append, 0, sizeof(*append));
+  append->struct_size = sizeof(*append);
+  append->kind = HWINFER_KERNEL_KV_APPEND;
+  append->n_tokens = fused->n_tokens;
+  append->n_kv_heads = fused->n_kv_heads;
+  append->head_dim = fused->head_dim;
+  append->block_size = fused->block_size;
+  append->num_blocks = fused->num_blocks;
+  append->k = fused->k;
+  append->v = fused->v;
+  append->slot_mapping = fused->slot_mapping;
+  append->k_cache = fused->k_cache;
+  append->v_cache = fused->v_cache;
+  append->k_scales = fused->k_scales;
+  append->v_scales = fused->v_scales;
 }
 
 #ifdef __cplusplus
