@@ -20,6 +20,9 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
       ->add_option("--max-batch-tokens", options.max_batch_tokens,
                    "Tokens per executor step (prefill chunk size)")
       ->check(CLI::PositiveNumber);
+  command->add_flag("!--no-decode-graphs", options.decode_graphs,
+                    "Launch every decode step's kernels one by one instead of replaying a captured "
+                    "graph (where the device can capture)");
 }
 
 StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
@@ -53,6 +56,7 @@ StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
   executor_options.max_sequences = max_sequences;
   executor_options.kv_cache_tokens = kv_tokens;
   executor_options.kv_dtype = options.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
+  executor_options.decode_graphs = options.decode_graphs;
   HWINFER_ASSIGN_OR_RETURN(opened->executor,
                            LlamaExecutor::Create(opened->device, model, executor_options));
   return opened;

@@ -17,9 +17,11 @@ struct ModelRunOptions {
   std::string device;      // --device SELECTOR ("cpu:0", a name, a UUID)
   std::string kv_dtype = "f16";
   int64_t max_batch_tokens = 512;
+  bool decode_graphs = true;  // --no-decode-graphs turns decode-graph replay off
 };
 
-// Registers -m/--model, --backend, --device, --kv-dtype and --max-batch-tokens on |command|.
+// Registers -m/--model, --backend, --device, --kv-dtype, --max-batch-tokens and
+// --no-decode-graphs on |command|.
 void AddModelRunOptions(CLI::App* command, ModelRunOptions& options);
 
 struct OpenedModel {

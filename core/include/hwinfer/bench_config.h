@@ -31,6 +31,7 @@
 //     ageing_s: 1.0
 //     kv_block_size: 16
 //     kv_dtype: f16 | i8
+//     decode_graphs: true           # replay captured decode graphs where the device can
 //     kv_cache_tokens: 0            # 0 = fit `memory_utilization` of the device memory after the
 //     memory_utilization: 0.9       #   weights and activations (capped for the CPU, see
 //     bench_runner.h)
@@ -76,6 +77,7 @@ struct BenchConfig {
   SchedulerOptions scheduler;
   int32_t kv_block_size = 16;
   std::string kv_dtype = "f16";
+  bool decode_graphs = true;
   int64_t kv_cache_tokens = 0;
   double memory_utilization = 0.9;
   SloTargets slo;

@@ -15,6 +15,12 @@
 //              (decode tokens); x += attn Wo; h = rms_norm(x); x += (silu(h Wgate) * h Wup) Wdown
 //   logits [S', vocab] = rms_norm(x)[last token of each sequence that wants logits] Woutput
 // then one device-to-host copy of the logits rows. Not thread-safe: one caller at a time.
+//
+// Where the device has the fused kernel, rope + kv_append run as one rope_kv_append. Where it can
+// capture graphs (and ExecutorOptions::decode_graphs), a decode-only step whose every sequence
+// wants logits runs as the replay of a graph captured the first time that batch size was seen:
+// every buffer it reads is at a fixed address (the I32 region is rewritten by the step's one
+// upload before the replay), and its descriptors depend on the batch size alone.
 #pragma once
 
 #include <cstdint>
@@ -32,12 +38,19 @@
 
 namespace hwinfer {
 
+namespace executor_internal {
+struct StepShape;
+}  // namespace executor_internal
+
 struct ExecutorOptions {
   int64_t max_batch_tokens = 512;  // tokens per step (prefill chunks + decode tokens)
   int64_t max_sequences = 16;      // sequences per step
   int32_t kv_block_size = 16;      // tokens per KV block
   int64_t kv_cache_tokens = 0;     // KV capacity in tokens; 0 = 2 x the model's context length
   uint32_t kv_dtype = HWINFER_DTYPE_F16;  // F16 or I8 (with per-block scales)
+  // Decode-only steps run from graphs captured once per batch size and replayed (CUDA graphs),
+  // where the device can capture (Device::SupportsGraphs); elsewhere this changes nothing.
+  bool decode_graphs = true;
   // InvalidArgument naming the field when a value is out of range.
   Status Validate() const;
 };
@@ -58,6 +71,8 @@ struct StepStats {
   CostTotals cost;
   int64_t kernels = 0;
   double device_seconds = 0;
+  bool graph_replayed = false;  // the kernels ran as one replay of a captured decode graph
+  bool graph_captured = false;  // ... and that graph was captured by this step
 };
 
 class LlamaExecutor {
@@ -89,6 +104,10 @@ class LlamaExecutor {
   const LlamaModel& model() const { return weights_->model(); }
   const LlamaWeights& weights() const { return *weights_; }
   const ExecutorOptions& options() const { return options_; }
+  // How many decode graphs have been captured (one per batch size seen; 0 without graphs).
+  size_t decode_graphs_captured() const;
+  // True when rope and kv_append run as the device's fused rope_kv_append kernel.
+  bool fuses_rope_kv_append() const;
   Device& device() const { return *device_; }
   // KV cache bytes per token (all layers, K and V, scales included for I8).
   double kv_bytes_per_token() const;
@@ -96,6 +115,8 @@ class LlamaExecutor {
  private:
   struct Impl;
   LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptions& options, int32_t num_blocks);
+  // The decode graph for |shape|'s batch size, captured on first use.
+  StatusOr<const Graph*> DecodeGraph(const executor_internal::StepShape& shape);
   // Enqueues the device copy of KV block |from| to |to| in every layer (copy-on-write).
   Status CopyKvBlock(int32_t from, int32_t to);
   // Enqueues zeroing the I8 scales of |block| in every layer (a block starts empty).

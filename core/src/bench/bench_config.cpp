@@ -38,7 +38,8 @@ const std::vector<std::string_view> kWorkloadKeys = {
     "input",        "output",   "file", "seed"};
 const std::vector<std::string_view> kSchedulerKeys = {
     "mode",          "max_batch_tokens", "max_sequences",   "batch_timeout_ms",  "ageing_s",
-    "kv_block_size", "kv_dtype",         "kv_cache_tokens", "memory_utilization"};
+    "kv_block_size", "kv_dtype",         "kv_cache_tokens", "memory_utilization",
+    "decode_graphs"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
 const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens"};
@@ -375,6 +376,8 @@ Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConf
       HWINFER_ASSIGN_OR_RETURN(
           config.kv_cache_tokens,
           GetIntegerAtLeast(ctx, entry, 0, "tokens; 0 = fit memory_utilization"));
+    } else if (entry.key == "decode_graphs") {
+      HWINFER_ASSIGN_OR_RETURN(config.decode_graphs, config_internal::GetBool(ctx.file, entry));
     } else if (entry.key == "memory_utilization") {
       const std::optional<double> value = entry.value.IsScalar()
                                               ? config_internal::ParseNumber(entry.value.Scalar())

@@ -156,6 +156,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   eo.max_sequences = config.scheduler.max_sequences;
   eo.kv_block_size = config.kv_block_size;
   HWINFER_ASSIGN_OR_RETURN(eo.kv_dtype, ParseKvDtype(config.kv_dtype));
+  eo.decode_graphs = config.decode_graphs;
   HWINFER_ASSIGN_OR_RETURN(eo.kv_cache_tokens, KvCacheTokens(config, eo.kv_dtype, *model, *device));
   HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
                            LlamaExecutor::Create(device, model, eo));
@@ -373,7 +374,10 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
       {"mode", BatchingModeName(so.mode)}, {"max_batch_tokens", so.max_batch_tokens},
       {"max_sequences", so.max_sequences}, {"batch_timeout_s", so.batch_timeout_s},
       {"ageing_s", so.ageing_s},           {"kv_block_size", eo.kv_block_size},
-      {"kv_dtype", config.kv_dtype},       {"kv_cache_tokens", eo.kv_cache_tokens}};
+      {"kv_dtype", config.kv_dtype},       {"kv_cache_tokens", eo.kv_cache_tokens},
+      {"decode_graphs", eo.decode_graphs},
+      {"decode_graphs_captured", executor->decode_graphs_captured()},
+      {"fused_rope_kv_append", executor->fuses_rope_kv_append()}};
   json["slo"] = {{"ttft_ms", config.slo.ttft_ms},
                  {"tpot_ms", config.slo.tpot_ms},
                  {"e2el_ms", config.slo.e2el_ms}};

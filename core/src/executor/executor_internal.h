@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <vector>
 
 #include "hwinfer/device.h"
@@ -85,6 +86,12 @@ struct LlamaExecutor::Impl {
   std::vector<int32_t> host_ints;
   std::vector<float> host_logits;
   std::vector<float> zero_scales;  // [Hkv] zeros: a fresh I8 block starts at scale 0
+
+  bool fuse_rope_kv_append = false;  // the device runs rope_kv_append (asked at Create)
+  bool use_graphs = false;           // options.decode_graphs and the device can capture
+  // Decode graphs by batch size. Declared last: destroyed first, before the buffers they use (the
+  // executor's destructor synchronizes the stream first, so no replay is queued).
+  std::map<int64_t, Graph> decode_graphs;
 
   // The kernels of one forward pass for |shape|, up to the output norm (the I32 region must already
   // hold its arrays).

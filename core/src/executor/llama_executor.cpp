@@ -102,7 +102,14 @@ LlamaExecutor::LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptio
       kv_(num_blocks, options.kv_block_size),
       impl_(std::make_unique<Impl>()) {}
 
-LlamaExecutor::~LlamaExecutor() = default;
+LlamaExecutor::~LlamaExecutor() {
+  // No graph may be destroyed while a replay of it is queued (a failed step can leave one).
+  if (impl_ != nullptr && impl_->stream.handle() != nullptr) (void)impl_->stream.Synchronize();
+}
+
+size_t LlamaExecutor::decode_graphs_captured() const { return impl_->decode_graphs.size(); }
+
+bool LlamaExecutor::fuses_rope_kv_append() const { return impl_->fuse_rope_kv_append; }
 
 double LlamaExecutor::kv_bytes_per_token() const {
   const ModelShape& m = model().shape();
@@ -167,13 +174,6 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
     }
   }
 
-  // Ask for every kernel of an all-prefill step and an all-decode step at the largest sizes.
-  const KernelSink query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
-    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
-    if (support.supported) return Status::Ok();
-    return Unsupported(fmt::format("{} cannot run {} ({} kernel) for {}: {}", device->id(), what,
-                                   KernelKindName(desc.kind), m.name, support.reason));
-  };
   StepShape prefill;
   prefill.n_tokens = prefill.n_prefill_tokens = T;
   prefill.n_prefill_seqs = 1;
@@ -181,6 +181,29 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
   StepShape decode;
   decode.n_tokens = decode.n_decode_seqs = decode.n_logits = S;
   decode.logits_from_normed = true;
+  // The fused rope_kv_append where the device takes it for both step shapes.
+  impl.fuse_rope_kv_append = true;
+  bool fused_supported = true;
+  const KernelSink query_fused = [&](const hwinfer_kernel_desc& desc, const char*) -> Status {
+    if (desc.kind != HWINFER_KERNEL_ROPE_KV_APPEND) return Status::Ok();
+    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
+    fused_supported = fused_supported && support.supported;
+    return Status::Ok();
+  };
+  for (const StepShape& shape : {prefill, decode}) {
+    HWINFER_RETURN_IF_ERROR(
+        impl.EmitForward(*e->weights_, options, num_blocks, shape, query_fused));
+  }
+  impl.fuse_rope_kv_append = fused_supported;
+  impl.use_graphs = options.decode_graphs && device->SupportsGraphs();
+
+  // Ask for every kernel of an all-prefill step and an all-decode step at the largest sizes.
+  const KernelSink query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
+    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
+    if (support.supported) return Status::Ok();
+    return Unsupported(fmt::format("{} cannot run {} ({} kernel) for {}: {}", device->id(), what,
+                                   KernelKindName(desc.kind), m.name, support.reason));
+  };
   for (const StepShape& shape : {prefill, decode}) {
     HWINFER_RETURN_IF_ERROR(impl.EmitForward(*e->weights_, options, num_blocks, shape, query));
     HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*e->weights_, shape, query));
@@ -333,23 +356,39 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
                 ints.begin() + static_cast<int64_t>(first) + count);
     return true;
   };
+  const KernelSink count = [&](const hwinfer_kernel_desc& desc, const char*) {
+    last_step_.cost.Add(CountKernelCost(desc, read_ints));
+    ++last_step_.kernels;
+    return Status::Ok();
+  };
   const KernelSink launch = [&](const hwinfer_kernel_desc& desc, const char* what) {
     Status status = stream.Launch(desc);
     if (!status.ok()) return status.WithContext(what);
-    last_step_.cost.Add(CountKernelCost(desc, read_ints));
-    ++last_step_.kernels;
-    return status;
+    return count(desc, what);
   };
-  HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, launch));
-  const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
-  if (!shape.logits_from_normed) {
-    for (size_t i = 0; i < wanted.size(); ++i) {
-      HWINFER_RETURN_IF_ERROR(stream.CopyD2D(
-          impl.activations, impl.layout.normed + static_cast<uint64_t>(wanted[i]) * row_bytes,
-          impl.activations, impl.layout.last + i * row_bytes, row_bytes));
+  // A decode-only step whose rows are the logits rows depends on its batch size alone: replay.
+  const bool graph_step = impl.use_graphs && shape.n_prefill_seqs == 0 &&
+                          shape.logits_from_normed && shape.n_logits == shape.n_decode_seqs;
+  if (graph_step) {
+    HWINFER_ASSIGN_OR_RETURN(const Graph* graph, DecodeGraph(shape));
+    HWINFER_RETURN_IF_ERROR(graph->Launch(stream).WithContext("decode graph"));
+    HWINFER_RETURN_IF_ERROR(
+        impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, count));
+    HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, count));
+    last_step_.graph_replayed = true;
+  } else {
+    HWINFER_RETURN_IF_ERROR(
+        impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, launch));
+    const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
+    if (!shape.logits_from_normed) {
+      for (size_t i = 0; i < wanted.size(); ++i) {
+        HWINFER_RETURN_IF_ERROR(stream.CopyD2D(
+            impl.activations, impl.layout.normed + static_cast<uint64_t>(wanted[i]) * row_bytes,
+            impl.activations, impl.layout.last + i * row_bytes, row_bytes));
+      }
     }
+    HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, launch));
   }
-  HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, launch));
   const auto vocab = static_cast<size_t>(m.vocab_size);
   impl.host_logits.resize(wanted.size() * vocab);
   if (!wanted.empty()) {
@@ -371,6 +410,29 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
     ++next_logits;
   }
   return result;
+}
+
+StatusOr<const Graph*> LlamaExecutor::DecodeGraph(const StepShape& shape) {
+  Impl& impl = *impl_;
+  auto found = impl.decode_graphs.find(shape.n_decode_seqs);
+  if (found != impl.decode_graphs.end()) return &found->second;
+  // Record the step's kernels (nothing runs), then end the capture whatever happened.
+  const KernelSink record = [&](const hwinfer_kernel_desc& desc, const char* what) {
+    Status status = impl.stream.Launch(desc);
+    return status.ok() ? status : status.WithContext(what);
+  };
+  HWINFER_RETURN_IF_ERROR(impl.stream.BeginCapture().WithContext("decode graph"));
+  Status emitted = impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, record);
+  if (emitted.ok()) emitted = impl.EmitLogits(*weights_, shape, record);
+  StatusOr<Graph> graph = impl.stream.EndCapture();
+  HWINFER_RETURN_IF_ERROR(emitted.WithContext(
+      fmt::format("capturing the decode graph of {} sequences", shape.n_decode_seqs)));
+  if (!graph.ok()) {
+    return graph.status().WithContext(
+        fmt::format("capturing the decode graph of {} sequences", shape.n_decode_seqs));
+  }
+  last_step_.graph_captured = true;
+  return &impl.decode_graphs.emplace(shape.n_decode_seqs, std::move(*graph)).first->second;
 }
 
 Status LlamaExecutor::CopyKvBlock(int32_t from, int32_t to) {

@@ -106,20 +106,6 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
     HWINFER_RETURN_IF_ERROR(EmitMatmul(sink, "q projection", h, w.wq, f32(L.q, {T, H * hd})));
     HWINFER_RETURN_IF_ERROR(EmitMatmul(sink, "k projection", h, w.wk, f32(L.k, {T, Hkv * hd})));
     HWINFER_RETURN_IF_ERROR(EmitMatmul(sink, "v projection", h, w.wv, f32(L.v, {T, Hkv * hd})));
-    {
-      auto desc = NewDesc<hwinfer_rope_desc>(HWINFER_KERNEL_ROPE);
-      desc.n_tokens = T;
-      desc.n_heads = H;
-      desc.n_kv_heads = Hkv;
-      desc.head_dim = hd;
-      desc.rotary_dim = weights.model().rope_dim();
-      desc.theta_base = static_cast<float>(m.rope_theta);
-      desc.mode = HWINFER_ROPE_NORMAL;  // GGUF's llama tensors are permuted for adjacent pairs
-      desc.q = f32(L.q, {T, H, hd});
-      desc.k = f32(L.k, {T, Hkv, hd});
-      desc.positions = i32(ints.positions, {T});
-      HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(desc), "rope"));
-    }
     const auto pool = [&](const Buffer& b) {
       return ContiguousView(b, 0, kv_dtype, {num_blocks, bs, Hkv, hd});
     };
@@ -135,8 +121,21 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
       desc.k_scales = scales(cache.k_scales);
       desc.v_scales = scales(cache.v_scales);
     };
-    {
-      auto desc = NewDesc<hwinfer_kv_append_desc>(HWINFER_KERNEL_KV_APPEND);
+    // rope(q, k, positions) in place, then kv_append(k, v, slots): one fused kernel where the
+    // device has it.
+    auto set_rope = [&](auto& desc) {
+      desc.n_tokens = T;
+      desc.n_heads = H;
+      desc.n_kv_heads = Hkv;
+      desc.head_dim = hd;
+      desc.rotary_dim = weights.model().rope_dim();
+      desc.theta_base = static_cast<float>(m.rope_theta);
+      desc.mode = HWINFER_ROPE_NORMAL;  // GGUF's llama tensors are permuted for adjacent pairs
+      desc.q = f32(L.q, {T, H, hd});
+      desc.k = f32(L.k, {T, Hkv, hd});
+      desc.positions = i32(ints.positions, {T});
+    };
+    auto set_append = [&](auto& desc) {
       desc.n_tokens = T;
       desc.n_kv_heads = Hkv;
       desc.head_dim = hd;
@@ -146,7 +145,19 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
       desc.v = f32(L.v, {T, Hkv, hd});
       desc.slot_mapping = i32(ints.slots, {T});
       set_paged_cache(desc);
-      HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(desc), "kv append"));
+    };
+    if (fuse_rope_kv_append) {
+      auto desc = NewDesc<hwinfer_rope_kv_append_desc>(HWINFER_KERNEL_ROPE_KV_APPEND);
+      set_rope(desc);
+      set_append(desc);
+      HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(desc), "rope + kv append"));
+    } else {
+      auto rope = NewDesc<hwinfer_rope_desc>(HWINFER_KERNEL_ROPE);
+      set_rope(rope);
+      HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(rope), "rope"));
+      auto append = NewDesc<hwinfer_kv_append_desc>(HWINFER_KERNEL_KV_APPEND);
+      set_append(append);
+      HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(append), "kv append"));
     }
     if (Sp > 0) {  // prefill chunks: their cached prefix, then causally their own tokens
       auto desc = NewDesc<hwinfer_attention_prefill_desc>(HWINFER_KERNEL_ATTENTION_PREFILL);

@@ -1,0 +1,192 @@
+// llama_executor_graphs_test.cpp — the executor's decode graphs (ExecutorOptions::decode_graphs)
+// and its use of the fused rope_kv_append, on the GPU emulator plugin (backends/gpu-emu), which
+// captures and replays graphs the way the CUDA and HIP plugins do, and on the CPU plugin, which
+// cannot capture. The same steps run with graphs and without must give bit-identical logits:
+// replaying a graph launches exactly the kernels a direct step launches, on the same buffers.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "hwinfer/llama_executor.h"
+#include "hwinfer/registry.h"
+
+namespace hwinfer {
+namespace {
+
+std::string DataFile(const std::string& name) {
+  return std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/" + name;
+}
+
+// The first device of |backend| from the plugins in |dir| (a fresh registry per call, as in
+// llama_executor_test.cpp).
+std::shared_ptr<Device> OpenFirstDevice(const std::string& dir, const std::string& backend) {
+  auto registry = Registry::FromSearchPaths({dir});
+  EXPECT_TRUE(registry.ok()) << registry.status().ToString();
+  if (!registry.ok()) return nullptr;
+  auto found = registry->Find(backend + ":0");
+  EXPECT_TRUE(found.ok()) << found.status().ToString();
+  if (!found.ok()) return nullptr;
+  auto device = registry->Open(**found);
+  EXPECT_TRUE(device.ok()) << device.status().ToString();
+  return device.ok() ? *device : nullptr;
+}
+
+std::unique_ptr<LlamaExecutor> MakeExecutor(std::shared_ptr<Device> device, bool decode_graphs,
+                                            uint32_t kv_dtype = HWINFER_DTYPE_F16) {
+  auto model = LlamaModel::Open(DataFile("tiny-llama-f16.gguf"));
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  if (!model.ok() || device == nullptr) return nullptr;
+  ExecutorOptions options;
+  options.max_sequences = 3;
+  options.max_batch_tokens = 32;
+  options.kv_block_size = 4;
+  options.kv_dtype = kv_dtype;
+  options.decode_graphs = decode_graphs;
+  auto executor = LlamaExecutor::Create(device, *model, options);
+  EXPECT_TRUE(executor.ok()) << executor.status().ToString();
+  return executor.ok() ? std::move(*executor) : nullptr;
+}
+
+struct StepRecord {
+  std::vector<std::vector<float>> logits;
+  bool replayed = false;
+  bool captured = false;
+  int64_t kernels = 0;
+  double bytes = 0;
+};
+
+// Prefills three prompts, then decodes with batches of 3, 2 (one sequence released), 3 (a new
+// sequence joins after its own prefill) and 2 sequences, feeding each sequence the argmax of its
+// last logits; returns every step's logits and stats.
+std::vector<StepRecord> RunScript(LlamaExecutor& executor) {
+  std::vector<StepRecord> records;
+  auto step = [&](const std::vector<SequenceChunk>& batch) {
+    auto result = executor.Step(batch);
+    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    StepRecord record;
+    if (result.ok()) record.logits = *result;
+    record.replayed = executor.last_step().graph_replayed;
+    record.captured = executor.last_step().graph_captured;
+    record.kernels = executor.last_step().kernels;
+    record.bytes = executor.last_step().cost.bytes_read + executor.last_step().cost.bytes_written;
+    records.push_back(record);
+    return record.logits;
+  };
+  auto argmax = [](const std::vector<float>& row) {
+    return static_cast<int32_t>(std::max_element(row.begin(), row.end()) - row.begin());
+  };
+  std::map<SequenceId, int32_t> next;
+  auto prefill = [&](SequenceId id, std::vector<int32_t> prompt) {
+    const auto logits = step({{id, std::move(prompt), true}});
+    if (!logits.empty()) next[id] = argmax(logits.front());
+  };
+  auto decode = [&](const std::vector<SequenceId>& ids) {
+    std::vector<SequenceChunk> batch;
+    for (SequenceId id : ids) batch.push_back({id, {next[id]}, true});
+    const auto logits = step(batch);
+    for (size_t i = 0; i < logits.size(); ++i) next[ids[i]] = argmax(logits[i]);
+  };
+  prefill(1, {1, 5, 9, 13, 17});
+  prefill(2, {2, 7});
+  prefill(3, {3, 1, 4, 1, 5, 9, 2});
+  for (int i = 0; i < 3; ++i) decode({1, 2, 3});
+  EXPECT_TRUE(executor.Release(2).ok());
+  for (int i = 0; i < 3; ++i) decode({1, 3});
+  prefill(4, {400, 401, 402});
+  for (int i = 0; i < 2; ++i) decode({4, 1, 3});
+  decode({3, 4});
+  return records;
+}
+
+class ExecutorGraphsOnGpuEmu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef HWINFER_GPUEMU_PLUGIN_DIR
+    GTEST_SKIP() << "the GPU emulator plugin (backends/gpu-emu) is not built";
+#endif
+  }
+  static std::shared_ptr<Device> Emulator() {
+#ifdef HWINFER_GPUEMU_PLUGIN_DIR
+    return OpenFirstDevice(HWINFER_GPUEMU_PLUGIN_DIR, "gpuemu");
+#else
+    return nullptr;
+#endif
+  }
+};
+
+TEST_F(ExecutorGraphsOnGpuEmu, ReplayedDecodeStepsGiveBitIdenticalLogits) {
+  for (uint32_t kv_dtype : {HWINFER_DTYPE_F16, HWINFER_DTYPE_I8}) {
+    SCOPED_TRACE(kv_dtype == HWINFER_DTYPE_I8 ? "i8 KV" : "f16 KV");
+    auto device = Emulator();
+    ASSERT_NE(device, nullptr);
+    ASSERT_TRUE(device->SupportsGraphs()) << "the emulator captures graphs like the CUDA plugin";
+    auto with_graphs = MakeExecutor(device, true, kv_dtype);
+    auto without = MakeExecutor(device, false, kv_dtype);
+    ASSERT_NE(with_graphs, nullptr);
+    ASSERT_NE(without, nullptr);
+    const std::vector<StepRecord> replayed = RunScript(*with_graphs);
+    const std::vector<StepRecord> direct = RunScript(*without);
+    ASSERT_EQ(replayed.size(), direct.size());
+    int replays = 0, captures = 0;
+    for (size_t s = 0; s < replayed.size(); ++s) {
+      SCOPED_TRACE("step " + std::to_string(s));
+      EXPECT_EQ(replayed[s].logits, direct[s].logits) << "bit-identical logits";
+      EXPECT_FALSE(direct[s].replayed);
+      EXPECT_EQ(replayed[s].kernels, direct[s].kernels) << "the replay counts every kernel";
+      EXPECT_EQ(replayed[s].bytes, direct[s].bytes) << "and its bytes";
+      replays += replayed[s].replayed ? 1 : 0;
+      captures += replayed[s].captured ? 1 : 0;
+    }
+    // 4 prefill steps run directly; the 9 decode steps replay graphs of 3 and 2 sequences.
+    EXPECT_EQ(replays, 9);
+    EXPECT_EQ(captures, 2);
+    EXPECT_EQ(with_graphs->decode_graphs_captured(), 2u);
+    EXPECT_EQ(without->decode_graphs_captured(), 0u);
+  }
+}
+
+// A decode step where a sequence wants no logits, or mixed with a prefill, runs directly.
+TEST_F(ExecutorGraphsOnGpuEmu, OnlyAllDecodeStepsThatWantEveryLogitReplay) {
+  auto executor = MakeExecutor(Emulator(), true);
+  ASSERT_NE(executor, nullptr);
+  ASSERT_TRUE(executor->Step({{1, {1, 2, 3}, true}, {2, {4, 5}, true}}).ok());
+  ASSERT_TRUE(executor->Step({{1, {6}, true}, {2, {7}, false}}).ok());
+  EXPECT_FALSE(executor->last_step().graph_replayed) << "a decode row without logits";
+  ASSERT_TRUE(executor->Step({{1, {8}, true}, {3, {9, 10}, true}}).ok());
+  EXPECT_FALSE(executor->last_step().graph_replayed) << "decode mixed with a prefill";
+  ASSERT_TRUE(executor->Step({{1, {11}, true}, {2, {12}, true}}).ok());
+  EXPECT_TRUE(executor->last_step().graph_replayed);
+  EXPECT_TRUE(executor->last_step().graph_captured);
+  EXPECT_EQ(executor->decode_graphs_captured(), 1u);
+}
+
+// Bad input to a replayed step is refused before anything is enqueued, and the graph still
+// replays afterwards.
+TEST_F(ExecutorGraphsOnGpuEmu, ABadStepLeavesTheGraphsUsable) {
+  auto executor = MakeExecutor(Emulator(), true);
+  ASSERT_NE(executor, nullptr);
+  ASSERT_TRUE(executor->Step({{1, {1, 2, 3}, true}}).ok());
+  ASSERT_TRUE(executor->Step({{1, {4}, true}}).ok());
+  EXPECT_TRUE(executor->last_step().graph_captured);
+  EXPECT_FALSE(executor->Step({{1, {-5}, true}}).ok());
+  auto after = executor->Step({{1, {5}, true}});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  EXPECT_TRUE(executor->last_step().graph_replayed);
+  EXPECT_FALSE(executor->last_step().graph_captured);
+}
+
+// The CPU plugin has no graph slots: decode_graphs changes nothing there.
+TEST(ExecutorGraphsOnCpu, WithoutGraphSlotsEveryStepRunsDirectly) {
+  auto device = OpenFirstDevice(HWINFER_PLUGIN_BUILD_DIR, "cpu");
+  ASSERT_NE(device, nullptr);
+  EXPECT_FALSE(device->SupportsGraphs());
+  auto executor = MakeExecutor(device, true);
+  ASSERT_NE(executor, nullptr);
+  for (const StepRecord& record : RunScript(*executor)) EXPECT_FALSE(record.replayed);
+  EXPECT_EQ(executor->decode_graphs_captured(), 0u);
+}
+
+}  // namespace
+}  // namespace hwinfer
