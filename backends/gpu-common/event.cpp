@@ -1,6 +1,7 @@
 // event.cpp — the GPU plugins' events: one runtime event with timing each. A never-recorded event
 // is complete, and waiting on it is a no-op (plugin.h); elapsed time comes from the runtime's
-// device timestamps (resolution about half a microsecond).
+// device timestamps (resolution about half a microsecond). A capturing stream refuses event_record
+// and stream_wait_event (plugin.h: graphs hold kernels and D2D copies only).
 #include <cmath>
 #include <memory>
 
@@ -39,6 +40,7 @@ hwinfer_error* event_record(hwinfer_event* event, hwinfer_stream* stream) {
   return guarded("event_record", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(event, "event_record: event"));
     GPU_RETURN_IF_ERROR(require_non_null(stream, "event_record: stream"));
+    GPU_RETURN_IF_ERROR(refuse_while_capturing(stream, "event_record"));
     if (event->device != stream->device) {
       return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                                 "%s event_record: the event and the stream belong to different "
@@ -56,6 +58,7 @@ hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event) {
   return guarded("stream_wait_event", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "stream_wait_event: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(event, "stream_wait_event: event"));
+    GPU_RETURN_IF_ERROR(refuse_while_capturing(stream, "stream_wait_event"));
     if (event->device != stream->device) {
       return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                                 "%s stream_wait_event: the event belongs to another device than "

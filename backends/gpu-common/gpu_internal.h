@@ -14,13 +14,17 @@
 //                   (HOST_VISIBLE, device-reachable through its mapped pointer).
 //   hwinfer_stream  one non-blocking runtime stream, its error word (device memory that kernels set
 //                   when they find bad data, read back by stream_synchronize) and a scratch area
-//                   the kernels of this stream share (in-order: one kernel at a time uses it).
+//                   the kernels of this stream share (in-order: one kernel at a time uses it);
+//                   while capturing, the capture in progress (graph.cpp).
 //   hwinfer_event   one runtime event with timing, and whether it was recorded.
+//   hwinfer_graph   one captured runtime graph and its instantiation, the id of the stream it was
+//                   captured on, and the scratch areas its kernels were given (graph.cpp).
 #ifndef HWINFER_BACKENDS_GPU_COMMON_GPU_INTERNAL_H_
 #define HWINFER_BACKENDS_GPU_COMMON_GPU_INTERNAL_H_
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -98,13 +102,37 @@ struct hwinfer_buffer {
   uint32_t memory_kind = HWINFER_MEMORY_DEVICE;
 };
 
+namespace hwinfer::gpu {
+// A capture in progress on a stream (stream_begin_capture .. stream_end_capture, graph.cpp).
+struct StreamCapture {
+  StreamCapture() = default;
+  StreamCapture(const StreamCapture&) = delete;
+  StreamCapture& operator=(const StreamCapture&) = delete;
+  ~StreamCapture() {  // a capture that never became a graph (the caller made the device current)
+    for (uint8_t* area : scratch) (void)GPU(Free)(area);
+  }
+
+  // Set by the first enqueue that failed while capturing (|spoiled_by|: its message): then
+  // stream_end_capture returns FAILED_PRECONDITION and no graph.
+  bool spoiled = false;
+  std::string spoiled_by;
+  // Scratch the captured kernels were given instead of the stream's (which a direct launch may
+  // free and re-grow under the graph): handed to the graph, freed by graph_destroy. Only the last
+  // area is reused (by a request that fits it): the graph's kernels run in stream order.
+  std::vector<uint8_t*> scratch;
+  uint64_t last_scratch_bytes = 0;
+};
+}  // namespace hwinfer::gpu
+
 struct hwinfer_stream {
   hwinfer_device* device = nullptr;
+  uint64_t id = 0;  // unique in the process (never reused): what a graph remembers of its stream
   gpuStream_t stream = nullptr;
   int32_t* error_word = nullptr;       // device memory; 0 = no error (device_errors.h codes)
   int32_t* error_word_host = nullptr;  // pinned; the copy stream_synchronize reads
-  uint8_t* scratch = nullptr;          // device memory shared by this stream's kernels
+  uint8_t* scratch = nullptr;          // device memory shared by this stream's direct launches
   uint64_t scratch_bytes = 0;
+  std::unique_ptr<hwinfer::gpu::StreamCapture> capture;  // non-null while capturing
 };
 
 struct hwinfer_event {
@@ -113,14 +141,42 @@ struct hwinfer_event {
   bool recorded = false;
 };
 
+struct hwinfer_graph {
+  hwinfer_device* device = nullptr;
+  uint64_t stream_id = 0;  // the stream it was captured on (hwinfer_stream::id)
+  gpuGraph_t graph = nullptr;
+  gpuGraphExec_t exec = nullptr;
+  std::vector<uint8_t*> scratch;  // device memory its kernels use (StreamCapture::scratch)
+};
+
 namespace hwinfer::gpu {
 
 // Makes |device| the calling thread's current device (every slot that touches it calls this).
 hwinfer_error* use_device(const hwinfer_device* device, const char* what);
 
 // The stream's scratch area, at least |bytes| long, for kernels enqueued on |stream| (stream order
-// makes one area enough). Growing it waits for the stream's queued work first. stream.cpp.
+// makes one area enough). Growing it waits for the stream's queued work first. While the stream
+// is capturing, an area owned by the graph being captured instead (capture_scratch). stream.cpp.
 hwinfer_error* stream_scratch(hwinfer_stream* stream, uint64_t bytes, uint8_t** out);
+
+// graph.cpp
+// FAILED_PRECONDITION naming |what| when |stream| is capturing (what plugin.h refuses during a
+// capture: host copies, events, synchronize); the capture goes on.
+hwinfer_error* refuse_while_capturing(const hwinfer_stream* stream, const char* what);
+// Returns |error| after spoiling |stream|'s capture with it when the stream is capturing (an
+// enqueue failed: plugin.h). |stream| may be NULL.
+hwinfer_error* spoil_capture_on_error(hwinfer_stream* stream, hwinfer_error* error);
+// Scratch for a kernel being captured: at least |bytes| of device memory the graph owns.
+hwinfer_error* capture_scratch(hwinfer_stream* stream, uint64_t bytes, uint8_t** out);
+// Ends the vendor capture of a stream being destroyed and frees what it recorded.
+void abandon_capture(hwinfer_stream* stream);
+// The kernel table the plugin exports: kernel_table()'s slots, each spoiling the capture of its
+// stream when it fails (spoil_capture_on_error). NULL slots stay NULL.
+const hwinfer_kernel_table* capture_aware_kernel_table();
+hwinfer_error* stream_begin_capture(hwinfer_stream* stream);
+hwinfer_error* stream_end_capture(hwinfer_stream* stream, hwinfer_graph** out);
+hwinfer_error* graph_launch(hwinfer_graph* graph, hwinfer_stream* stream);
+void graph_destroy(hwinfer_graph* graph);
 
 // plugin_entry.cpp
 hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,

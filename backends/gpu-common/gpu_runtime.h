@@ -4,7 +4,8 @@
 // emulator's runtime (HWINFER_GPU_EMU, the test-only gpuemu plugin: backends/gpu-emu).
 //
 // HIP mirrors the CUDA runtime name for name (cudaMalloc <-> hipMalloc), so GPU(Malloc) expands to
-// the vendor's function; the few names that differ are aliased below. Host code only: kernels
+// the vendor's function; the few names or signatures that differ are aliased below
+// (host_alloc, graph_instantiate, ...). Host code only: kernels
 // include gpu_device.h. Must not hold state or include anything but the vendor's runtime API.
 #ifndef HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_
 #define HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_
@@ -26,6 +27,10 @@ inline emuError_t host_alloc(void** ptr, size_t bytes) {
   return emuHostAlloc(ptr, bytes, kHostAllocMapped);
 }
 inline emuError_t host_free(void* ptr) { return emuFreeHost(ptr); }
+inline constexpr emuStreamCaptureMode kCaptureModeRelaxed = emuStreamCaptureModeRelaxed;
+inline emuError_t graph_instantiate(emuGraphExec_t* exec, emuGraph_t graph) {
+  return emuGraphInstantiate(exec, graph, 0);
+}
 }  // namespace hwinfer::gpu
 #elif defined(HWINFER_GPU_CUDA)
 #include <cuda_runtime_api.h>
@@ -40,6 +45,11 @@ inline cudaError_t host_alloc(void** ptr, size_t bytes) {
   return cudaHostAlloc(ptr, bytes, kHostAllocMapped);
 }
 inline cudaError_t host_free(void* ptr) { return cudaFreeHost(ptr); }
+inline constexpr cudaStreamCaptureMode kCaptureModeRelaxed = cudaStreamCaptureModeRelaxed;
+// CUDA 12 and later: (exec, graph, flags); CUDA 11's five-argument form is gone.
+inline cudaError_t graph_instantiate(cudaGraphExec_t* exec, cudaGraph_t graph) {
+  return cudaGraphInstantiate(exec, graph, 0ULL);
+}
 }  // namespace hwinfer::gpu
 #else
 #ifndef __HIP_PLATFORM_AMD__
@@ -57,6 +67,12 @@ inline hipError_t host_alloc(void** ptr, size_t bytes) {
   return hipHostMalloc(ptr, bytes, kHostAllocMapped);
 }
 inline hipError_t host_free(void* ptr) { return hipHostFree(ptr); }
+inline constexpr hipStreamCaptureMode kCaptureModeRelaxed = hipStreamCaptureModeRelaxed;
+// HIP keeps CUDA 11's five-argument hipGraphInstantiate (error node, log buffer); the flags form
+// is hipGraphInstantiateWithFlags.
+inline hipError_t graph_instantiate(hipGraphExec_t* exec, hipGraph_t graph) {
+  return hipGraphInstantiateWithFlags(exec, graph, 0ULL);
+}
 }  // namespace hwinfer::gpu
 #endif
 
@@ -64,6 +80,8 @@ inline hipError_t host_free(void* ptr) { return hipHostFree(ptr); }
 using gpuError_t = GPU(Error_t);
 using gpuStream_t = GPU(Stream_t);
 using gpuEvent_t = GPU(Event_t);
+using gpuGraph_t = GPU(Graph_t);          // a captured graph (GPU(StreamEndCapture))
+using gpuGraphExec_t = GPU(GraphExec_t);  // its instantiation (graph_instantiate, GPU(GraphLaunch))
 inline constexpr gpuError_t gpuSuccess = GPU(Success);
 
 #endif  // HWINFER_BACKENDS_GPU_COMMON_GPU_RUNTIME_H_

@@ -56,11 +56,11 @@ const hwinfer_plugin_api kApi = {
     .event_query = &event_query,
     .event_elapsed_ns = &event_elapsed_ns,
     .kernel_query = &kernel_query,
-    .kernels = nullptr,  // set by hwinfer_plugin_query (kernel_table() lives in kernels.cpp)
-    .stream_begin_capture = nullptr,  // graphs (ABI 1.1): not provided
-    .stream_end_capture = nullptr,
-    .graph_launch = nullptr,
-    .graph_destroy = nullptr,
+    .kernels = nullptr,  // set by hwinfer_plugin_query (capture_aware_kernel_table(): graph.cpp)
+    .stream_begin_capture = &stream_begin_capture,  // graphs (ABI 1.1): graph.cpp
+    .stream_end_capture = &stream_end_capture,
+    .graph_launch = &graph_launch,
+    .graph_destroy = &graph_destroy,
 };
 
 hwinfer_error* check_plugin_options(const hwinfer_option* options, size_t n_options) {
@@ -159,7 +159,7 @@ extern "C" HWINFER_PLUGIN_EXPORT hwinfer_error* hwinfer_plugin_query(
   }
   static const hwinfer_plugin_api api = [] {
     hwinfer_plugin_api table = hwinfer::gpu::kApi;
-    table.kernels = hwinfer::gpu::kernel_table();
+    table.kernels = hwinfer::gpu::capture_aware_kernel_table();
     return table;
   }();
   *out_api = &api;

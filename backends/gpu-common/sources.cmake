@@ -9,6 +9,7 @@ set(HWINFER_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/graph.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_probe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_rows.cpp

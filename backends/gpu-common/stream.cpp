@@ -3,7 +3,10 @@
 //
 // stream_synchronize copies the error word to pinned host memory on the stream, waits, and reports
 // (then clears) what a kernel recorded, after any runtime error. Must not synchronize the whole
-// device: other streams keep running.
+// device: other streams keep running. While the stream is capturing (graph.cpp) the host copies
+// and synchronize are refused, copy_d2d is recorded (a failed one spoils the capture) and scratch
+// comes from the graph being captured, never from growing the stream's own.
+#include <atomic>
 #include <cinttypes>
 #include <memory>
 
@@ -27,6 +30,8 @@ hwinfer_error* require_stream_device(const hwinfer_stream* stream, const hwinfer
                             kPluginName, what);
 }
 
+std::atomic<uint64_t> g_next_stream_id{1};
+
 // Frees what stream_create made so far (any member may still be NULL).
 void release_stream(hwinfer_stream* stream) {
   if (stream->stream != nullptr) (void)GPU(StreamDestroy)(stream->stream);
@@ -44,6 +49,7 @@ hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out) {
     GPU_RETURN_IF_ERROR(use_device(device, "stream_create"));
     auto stream = std::make_unique<hwinfer_stream>();
     stream->device = device;
+    stream->id = g_next_stream_id.fetch_add(1, std::memory_order_relaxed);
     hwinfer_error* error = [&]() -> hwinfer_error* {
       GPU_CHECK("stream_create",
                 GPU(StreamCreateWithFlags)(&stream->stream, GPU(StreamNonBlocking)));
@@ -71,6 +77,7 @@ void stream_destroy(hwinfer_stream* stream) {
   if (stream == nullptr) return;
   try {
     if (use_device(stream->device, "stream_destroy") == nullptr) {
+      if (stream->capture != nullptr) abandon_capture(stream);
       (void)GPU(StreamSynchronize)(stream->stream);
       release_stream(stream);
     }
@@ -84,6 +91,7 @@ void stream_destroy(hwinfer_stream* stream) {
 hwinfer_error* stream_synchronize(hwinfer_stream* stream) {
   return guarded("stream_synchronize", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "stream_synchronize: stream"));
+    GPU_RETURN_IF_ERROR(refuse_while_capturing(stream, "stream_synchronize"));
     GPU_RETURN_IF_ERROR(use_device(stream->device, "stream_synchronize"));
     GPU_CHECK("stream_synchronize",
               GPU(MemcpyAsync)(stream->error_word_host, stream->error_word, sizeof(int32_t),
@@ -100,6 +108,7 @@ hwinfer_error* stream_synchronize(hwinfer_stream* stream) {
 }
 
 hwinfer_error* stream_scratch(hwinfer_stream* stream, uint64_t bytes, uint8_t** out) {
+  if (stream->capture != nullptr) return capture_scratch(stream, bytes, out);
   if (bytes > stream->scratch_bytes) {
     GPU_CHECK("stream scratch", GPU(StreamSynchronize)(stream->stream));
     if (stream->scratch != nullptr) (void)GPU(Free)(stream->scratch);
@@ -119,6 +128,7 @@ hwinfer_error* copy_h2d(hwinfer_stream* stream, const void* src, hwinfer_buffer*
                         uint64_t dst_offset, uint64_t size_bytes) {
   return guarded("copy_h2d", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "copy_h2d: stream"));
+    GPU_RETURN_IF_ERROR(refuse_while_capturing(stream, "copy_h2d"));
     GPU_RETURN_IF_ERROR(require_non_null(dst, "copy_h2d: dst"));
     GPU_RETURN_IF_ERROR(check_buffer_range(dst, dst_offset, size_bytes, "copy_h2d (dst)"));
     if (size_bytes == 0) return nullptr;
@@ -135,6 +145,7 @@ hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t sr
                         uint64_t size_bytes) {
   return guarded("copy_d2h", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "copy_d2h: stream"));
+    GPU_RETURN_IF_ERROR(refuse_while_capturing(stream, "copy_d2h"));
     GPU_RETURN_IF_ERROR(require_non_null(src, "copy_d2h: src"));
     GPU_RETURN_IF_ERROR(check_buffer_range(src, src_offset, size_bytes, "copy_d2h (src)"));
     if (size_bytes == 0) return nullptr;
@@ -147,8 +158,11 @@ hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t sr
   });
 }
 
-hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
-                        hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes) {
+namespace {
+
+// copy_d2d's checks and enqueue (copy_d2d adds the spoiling of a capture).
+hwinfer_error* enqueue_copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
+                                hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes) {
   return guarded("copy_d2d", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "copy_d2d: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(src, "copy_d2d: src"));
@@ -171,6 +185,14 @@ hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t sr
                                size_bytes, GPU(MemcpyDeviceToDevice), stream->stream));
     return nullptr;
   });
+}
+
+}  // namespace
+
+hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
+                        hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes) {
+  return spoil_capture_on_error(
+      stream, enqueue_copy_d2d(stream, src, src_offset, dst, dst_offset, size_bytes));
 }
 
 }  // namespace hwinfer::gpu

@@ -2,7 +2,8 @@
 // of backends/gpu-common sees instead of cuda_runtime.h / hip_runtime.h when it is compiled as
 // plain C++ by the host compiler (g++ -x c++), so the unchanged kernels run on the CPU.
 //
-// Execution model (emu_launch.cpp): a launch runs to completion in the calling thread, under one
+// Execution model (emu_launch.cpp): a launch runs to completion in the calling thread (on a
+// capturing stream it is recorded instead and runs so at each replay: emu_runtime.h), under one
 // process-wide mutex; the blocks of the grid run one after another; the threads of a block are
 // coroutines (emu_launch.cpp) switched only at __syncthreads and at warp operations (shuffles,
 // ballot,
@@ -28,6 +29,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -127,18 +129,49 @@ using Body = void (*)(void* context);
 emuError_t run_grid(const char* name, uintptr_t kernel, dim3 grid, dim3 block,
                     size_t dynamic_shared_bytes, emuStream_t stream, Body body, void* context);
 
+// Stream capture (emu_runtime.h). A recorded operation runs the enqueued work again at each replay
+// and returns its error.
+using Operation = std::function<emuError_t()>;
+// True while |stream| (NULL: the default stream, never) is capturing. emu_runtime.cpp.
+bool capturing(emuStream_t stream);
+// Appends |operation| to |stream|'s capture. emu_runtime.cpp.
+void record(emuStream_t stream, Operation operation);
+// Marks |stream|'s capture invalidated (a failed enqueue). emu_runtime.cpp.
+void invalidate_capture(emuStream_t stream);
+// The launch checks of run_grid; a valid launch is recorded into |stream|'s capture, an invalid
+// one is returned (and recorded as the last error) and invalidates the capture. emu_launch.cpp.
+emuError_t record_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+                         emuStream_t stream, Operation operation);
+
+// One launch of |kernel| with the converted arguments |params|: each thread calls the kernel with
+// its own copies (the kernel's by-value parameters), so |params| is unchanged for a replay.
+template <typename... Params>
+emuError_t run_launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
+                      size_t dynamic_shared_bytes, emuStream_t stream,
+                      std::tuple<std::decay_t<Params>...>& params) {
+  auto call = [&]() { std::apply(kernel, params); };
+  using Call = decltype(call);
+  return run_grid(
+      name, reinterpret_cast<uintptr_t>(kernel), grid, block, dynamic_shared_bytes, stream,
+      [](void* context) { (*static_cast<Call*>(context))(); }, &call);
+}
+
 // GPU_LAUNCH's emulated form: the arguments converted to the kernel's parameter types once (as a
-// launch does), each thread calls the kernel with its own copies.
+// launch does), then run now or, on a capturing stream, kept in the recorded closure.
 template <typename... Params, typename... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
             size_t dynamic_shared_bytes, emuStream_t stream, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "GPU_LAUNCH: wrong number of arguments");
   std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
-  auto call = [&]() { std::apply(kernel, params); };
-  using Call = decltype(call);
-  run_grid(
-      name, reinterpret_cast<uintptr_t>(kernel), grid, block, dynamic_shared_bytes, stream,
-      [](void* context) { (*static_cast<Call*>(context))(); }, &call);
+  if (capturing(stream)) {
+    record_launch(reinterpret_cast<uintptr_t>(kernel), grid, block, dynamic_shared_bytes, stream,
+                  [=]() mutable -> emuError_t {
+                    return run_launch(name, kernel, grid, block, dynamic_shared_bytes, stream,
+                                      params);
+                  });
+    return;
+  }
+  run_launch(name, kernel, grid, block, dynamic_shared_bytes, stream, params);
 }
 
 template <typename T>

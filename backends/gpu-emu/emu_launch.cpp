@@ -419,6 +419,22 @@ emuError_t run_grid(const char* name, uintptr_t kernel, dim3 grid, dim3 block,
   return emuSuccess;
 }
 
+emuError_t record_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+                         emuStream_t stream, Operation operation) {
+  emuError_t error = emuSuccess;
+  {
+    std::lock_guard<std::mutex> lock(g_launch_mutex);
+    error = check_launch(kernel, grid, block, dynamic_shared_bytes);
+  }
+  if (error != emuSuccess) {
+    t_last_error = error;
+    invalidate_capture(stream);
+    return error;
+  }
+  record(stream, std::move(operation));
+  return emuSuccess;
+}
+
 emuError_t set_dynamic_shared_limit(uintptr_t kernel, size_t bytes) {
   if (bytes > kEmuMaxDynamicShared) return emuErrorInvalidValue;
   std::lock_guard<std::mutex> lock(g_launch_mutex);

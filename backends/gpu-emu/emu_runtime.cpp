@@ -1,5 +1,6 @@
 // emu_runtime.cpp — the GPU emulator's host runtime (emu_runtime.h): one device, host memory,
-// streams that run every operation at enqueue, events stamped with the host clock at record.
+// streams that run every operation at enqueue (or record it while capturing), graphs that run the
+// recorded operations in order, events stamped with the host clock at record.
 //
 // Allocations are tracked (size per pointer) so MemGetInfo reports what is left of the device's
 // kEmuMemoryBytes and an allocation beyond it fails with emuErrorMemoryAllocation, as a GPU's
@@ -10,12 +11,30 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "emu_device.h"
 
+// What a capturing stream has recorded so far.
+struct EmuCapture {
+  std::vector<emu::Operation> operations;
+  bool invalidated = false;
+};
+
 struct EmuStream {
   unsigned flags = 0;
+  std::unique_ptr<EmuCapture> capture;  // non-null while capturing
+};
+
+struct EmuGraph {
+  std::vector<emu::Operation> operations;
+};
+
+struct EmuGraphExec {
+  std::vector<emu::Operation> operations;
 };
 
 struct EmuEvent {
@@ -62,7 +81,37 @@ emuError_t release(void* pointer) {
   return emuSuccess;
 }
 
+// On a capturing stream, an operation that cannot be captured: invalidates the capture and returns
+// emuErrorStreamCaptureUnsupported (as CUDA does); emuSuccess otherwise.
+emuError_t refuse_while_capturing(emuStream_t stream) {
+  if (!emu::capturing(stream)) return emuSuccess;
+  emu::invalidate_capture(stream);
+  return emuErrorStreamCaptureUnsupported;
+}
+
+emuError_t run_all(const std::vector<emu::Operation>& operations) {
+  for (const emu::Operation& operation : operations) {
+    const emuError_t error = operation();
+    if (error != emuSuccess) return error;
+  }
+  return emuSuccess;
+}
+
 }  // namespace
+
+namespace emu {
+
+bool capturing(emuStream_t stream) { return stream != nullptr && stream->capture != nullptr; }
+
+void record(emuStream_t stream, Operation operation) {
+  stream->capture->operations.push_back(std::move(operation));
+}
+
+void invalidate_capture(emuStream_t stream) {
+  if (capturing(stream)) stream->capture->invalidated = true;
+}
+
+}  // namespace emu
 
 emuError_t emuGetDeviceCount(int* count) {
   if (count == nullptr) return emuErrorInvalidValue;
@@ -139,6 +188,12 @@ const char* emuGetErrorString(emuError_t error) {
       return "device not ready";
     case emuErrorLaunchOutOfResources:
       return "too many resources requested for launch";
+    case emuErrorIllegalState:
+      return "the operation cannot be performed in the present state";
+    case emuErrorStreamCaptureUnsupported:
+      return "operation not permitted when stream is capturing";
+    case emuErrorStreamCaptureInvalidated:
+      return "operation failed due to a previous error during capture";
   }
   return "unknown error";
 }
@@ -166,8 +221,14 @@ emuError_t emuMemcpy(void* dst, const void* src, size_t bytes, emuMemcpyKind /*k
 }
 
 emuError_t emuMemcpyAsync(void* dst, const void* src, size_t bytes, emuMemcpyKind kind,
-                          emuStream_t /*stream*/) {
-  return emuMemcpy(dst, src, bytes, kind);
+                          emuStream_t stream) {
+  if (!emu::capturing(stream)) return emuMemcpy(dst, src, bytes, kind);
+  if (bytes != 0 && (dst == nullptr || src == nullptr)) {
+    emu::invalidate_capture(stream);
+    return emuErrorInvalidValue;
+  }
+  emu::record(stream, [=]() { return emuMemcpy(dst, src, bytes, kind); });
+  return emuSuccess;
 }
 
 emuError_t emuMemset(void* dst, int value, size_t bytes) {
@@ -177,13 +238,19 @@ emuError_t emuMemset(void* dst, int value, size_t bytes) {
   return emuSuccess;
 }
 
-emuError_t emuMemsetAsync(void* dst, int value, size_t bytes, emuStream_t /*stream*/) {
-  return emuMemset(dst, value, bytes);
+emuError_t emuMemsetAsync(void* dst, int value, size_t bytes, emuStream_t stream) {
+  if (!emu::capturing(stream)) return emuMemset(dst, value, bytes);
+  if (bytes != 0 && dst == nullptr) {
+    emu::invalidate_capture(stream);
+    return emuErrorInvalidValue;
+  }
+  emu::record(stream, [=]() { return emuMemset(dst, value, bytes); });
+  return emuSuccess;
 }
 
 emuError_t emuStreamCreateWithFlags(emuStream_t* stream, unsigned flags) {
   if (stream == nullptr) return emuErrorInvalidValue;
-  *stream = new EmuStream{flags};
+  *stream = new EmuStream{flags, nullptr};
   return emuSuccess;
 }
 
@@ -193,11 +260,71 @@ emuError_t emuStreamDestroy(emuStream_t stream) {
   return emuSuccess;
 }
 
-emuError_t emuStreamSynchronize(emuStream_t /*stream*/) { return emuSuccess; }
-emuError_t emuStreamQuery(emuStream_t /*stream*/) { return emuSuccess; }
+emuError_t emuStreamSynchronize(emuStream_t stream) { return refuse_while_capturing(stream); }
+emuError_t emuStreamQuery(emuStream_t stream) { return refuse_while_capturing(stream); }
 
-emuError_t emuStreamWaitEvent(emuStream_t /*stream*/, emuEvent_t event, unsigned /*flags*/) {
-  return event == nullptr ? emuErrorInvalidResourceHandle : emuSuccess;
+emuError_t emuStreamWaitEvent(emuStream_t stream, emuEvent_t event, unsigned /*flags*/) {
+  if (event == nullptr) return emuErrorInvalidResourceHandle;
+  return refuse_while_capturing(stream);
+}
+
+emuError_t emuStreamBeginCapture(emuStream_t stream, emuStreamCaptureMode mode) {
+  if (stream == nullptr) return emuErrorStreamCaptureUnsupported;  // the legacy default stream
+  if (mode != emuStreamCaptureModeGlobal && mode != emuStreamCaptureModeThreadLocal &&
+      mode != emuStreamCaptureModeRelaxed) {
+    return emuErrorInvalidValue;
+  }
+  if (stream->capture != nullptr) return emuErrorIllegalState;
+  stream->capture = std::make_unique<EmuCapture>();
+  return emuSuccess;
+}
+
+emuError_t emuStreamEndCapture(emuStream_t stream, emuGraph_t* graph) {
+  if (stream == nullptr || graph == nullptr) return emuErrorInvalidValue;
+  if (stream->capture == nullptr) return emuErrorIllegalState;
+  const std::unique_ptr<EmuCapture> capture = std::move(stream->capture);
+  *graph = nullptr;
+  if (capture->invalidated) return emuErrorStreamCaptureInvalidated;
+  *graph = new EmuGraph{std::move(capture->operations)};
+  return emuSuccess;
+}
+
+emuError_t emuStreamIsCapturing(emuStream_t stream, emuStreamCaptureStatus* status) {
+  if (status == nullptr) return emuErrorInvalidValue;
+  if (!emu::capturing(stream)) {
+    *status = emuStreamCaptureStatusNone;
+  } else {
+    *status = stream->capture->invalidated ? emuStreamCaptureStatusInvalidated
+                                           : emuStreamCaptureStatusActive;
+  }
+  return emuSuccess;
+}
+
+emuError_t emuGraphInstantiate(emuGraphExec_t* exec, emuGraph_t graph, unsigned long long flags) {
+  if (exec == nullptr || graph == nullptr || flags != 0) return emuErrorInvalidValue;
+  *exec = new EmuGraphExec{graph->operations};
+  return emuSuccess;
+}
+
+emuError_t emuGraphLaunch(emuGraphExec_t exec, emuStream_t stream) {
+  if (exec == nullptr) return emuErrorInvalidValue;
+  if (emu::capturing(stream)) {
+    emu::record(stream, [exec]() { return run_all(exec->operations); });
+    return emuSuccess;
+  }
+  return run_all(exec->operations);
+}
+
+emuError_t emuGraphExecDestroy(emuGraphExec_t exec) {
+  if (exec == nullptr) return emuErrorInvalidValue;
+  delete exec;
+  return emuSuccess;
+}
+
+emuError_t emuGraphDestroy(emuGraph_t graph) {
+  if (graph == nullptr) return emuErrorInvalidValue;
+  delete graph;
+  return emuSuccess;
 }
 
 emuError_t emuEventCreate(emuEvent_t* event) {
@@ -212,8 +339,9 @@ emuError_t emuEventDestroy(emuEvent_t event) {
   return emuSuccess;
 }
 
-emuError_t emuEventRecord(emuEvent_t event, emuStream_t /*stream*/) {
+emuError_t emuEventRecord(emuEvent_t event, emuStream_t stream) {
   if (event == nullptr) return emuErrorInvalidResourceHandle;
+  if (const emuError_t error = refuse_while_capturing(stream); error != emuSuccess) return error;
   event->recorded = true;
   event->when = std::chrono::steady_clock::now();
   return emuSuccess;

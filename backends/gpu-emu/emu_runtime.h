@@ -7,6 +7,15 @@
 // launch) runs to completion at enqueue, in the calling thread: an event is complete when it is
 // recorded, and the time between two events is the host clock between their records. Must not
 // include any vendor header; the device side (kernels) is emu_device.h.
+//
+// Stream capture (CUDA graphs): between emuStreamBeginCapture and emuStreamEndCapture a stream
+// RECORDS its kernel launches, copies and memsets (each a closure holding its arguments and, for
+// a launch, its grid, block and dynamic shared memory) instead of running them; the graph runs
+// them in order at each emuGraphLaunch. As on CUDA, a failed enqueue (a launch configuration
+// error) invalidates the capture, and what cannot be captured (synchronize, query, events) fails
+// with emuErrorStreamCaptureUnsupported and invalidates it; EndCapture then returns
+// emuErrorStreamCaptureInvalidated and no graph. The three capture modes behave alike (one
+// emulated device, no implicit synchronisation to protect).
 #ifndef HWINFER_BACKENDS_GPU_EMU_EMU_RUNTIME_H_
 #define HWINFER_BACKENDS_GPU_EMU_EMU_RUNTIME_H_
 
@@ -20,8 +29,23 @@ enum emuError_t : int {
   emuErrorInvalidConfiguration = 9,
   emuErrorInvalidDevice = 101,
   emuErrorInvalidResourceHandle = 400,
+  emuErrorIllegalState = 401,
   emuErrorNotReady = 600,
   emuErrorLaunchOutOfResources = 701,
+  emuErrorStreamCaptureUnsupported = 900,
+  emuErrorStreamCaptureInvalidated = 901,
+};
+
+enum emuStreamCaptureMode : int {
+  emuStreamCaptureModeGlobal = 0,
+  emuStreamCaptureModeThreadLocal = 1,
+  emuStreamCaptureModeRelaxed = 2,
+};
+
+enum emuStreamCaptureStatus : int {
+  emuStreamCaptureStatusNone = 0,
+  emuStreamCaptureStatusActive = 1,
+  emuStreamCaptureStatusInvalidated = 2,
 };
 
 enum emuMemcpyKind : int {
@@ -44,8 +68,12 @@ inline constexpr unsigned emuHostAllocMapped = 2;
 
 struct EmuStream;
 struct EmuEvent;
+struct EmuGraph;
+struct EmuGraphExec;
 using emuStream_t = EmuStream*;
 using emuEvent_t = EmuEvent*;
+using emuGraph_t = EmuGraph*;
+using emuGraphExec_t = EmuGraphExec*;
 
 // The fields of cudaDeviceProp that device.cpp reads.
 struct emuDeviceProp {
@@ -99,6 +127,19 @@ emuError_t emuStreamDestroy(emuStream_t stream);
 emuError_t emuStreamSynchronize(emuStream_t stream);
 emuError_t emuStreamQuery(emuStream_t stream);
 emuError_t emuStreamWaitEvent(emuStream_t stream, emuEvent_t event, unsigned flags);
+
+// Capture (see the top of the file). BeginCapture on a capturing stream and EndCapture on one that
+// is not are emuErrorIllegalState.
+emuError_t emuStreamBeginCapture(emuStream_t stream, emuStreamCaptureMode mode);
+emuError_t emuStreamEndCapture(emuStream_t stream, emuGraph_t* graph);
+emuError_t emuStreamIsCapturing(emuStream_t stream, emuStreamCaptureStatus* status);
+// The executable copy of |graph| (CUDA 12's signature; |flags| must be 0).
+emuError_t emuGraphInstantiate(emuGraphExec_t* exec, emuGraph_t graph, unsigned long long flags);
+// Runs the recorded operations in order (recorded into |stream| when it is capturing); returns
+// the first one's error, after which nothing more runs.
+emuError_t emuGraphLaunch(emuGraphExec_t exec, emuStream_t stream);
+emuError_t emuGraphExecDestroy(emuGraphExec_t exec);
+emuError_t emuGraphDestroy(emuGraph_t graph);
 
 emuError_t emuEventCreate(emuEvent_t* event);
 emuError_t emuEventDestroy(emuEvent_t event);

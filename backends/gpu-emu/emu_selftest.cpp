@@ -1,12 +1,14 @@
 // emu_selftest.cpp — the GPU emulator's own test (ctest gpuemu_selftest): block and warp
 // reductions of gpu_device.h, every shuffle form and ballot, plain (barrier-free) kernels, dynamic
-// shared memory, atomics, the launch checks (grid, block, dynamic shared memory limits) and that a
-// barrier some threads never reach aborts the launch (run in a child process). Kernels here are
-// written as the .cu files of backends/gpu-common are (gpu_device.h, GPU_LAUNCH); must not test
+// shared memory, atomics, the launch checks (grid, block, dynamic shared memory limits), that a
+// barrier some threads never reach aborts the launch (run in a child process), and stream capture
+// (launches and copies recorded, not run; replays see the buffers' current contents). Kernels here
+// are written as the .cu files of backends/gpu-common are (gpu_device.h, GPU_LAUNCH); must not test
 // hwinfer's kernels (the conformance suite does, on the gpuemu plugin).
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <vector>
 
@@ -76,6 +78,12 @@ __global__ void barrier_after_lane0_exits(int* out) {
 
 __global__ void shuffle_in_part_of_a_warp(int* out) {
   if (threadIdx.x < 40) out[threadIdx.x] = static_cast<int>(warp_sum(1.0f));
+}
+
+// out[i] = scale * in[i] + i, i < n.
+__global__ void scale_plus_index(const int* in, int* out, int n, int scale) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) out[i] = scale * in[i] + i;
 }
 
 int g_failures = 0;
@@ -158,6 +166,66 @@ int main() {
                             100 * 1024) == emuSuccess);
   GPU_LAUNCH(reverse_through_shared, 1, 64, 64 * 1024, nullptr, reversed.data());
   CHECK(emuGetLastError() == emuSuccess);
+
+  // Capture: a launch, a D2D copy and a memset recorded on |stream|; nothing runs until a replay.
+  {
+    constexpr int kN = 300;
+    std::vector<int> input(kN, 1);
+    std::vector<int> scaled(kN, -7);
+    std::vector<int> copied(kN, -7);
+    std::vector<int> zeroed(kN, -7);
+    emuStream_t stream = nullptr;
+    CHECK(emuStreamCreateWithFlags(&stream, emuStreamNonBlocking) == emuSuccess);
+    CHECK(emuStreamBeginCapture(stream, emuStreamCaptureModeRelaxed) == emuSuccess);
+    CHECK(emuStreamBeginCapture(stream, emuStreamCaptureModeRelaxed) == emuErrorIllegalState);
+    GPU_LAUNCH(scale_plus_index, 2, 256, 0, stream, input.data(), scaled.data(), kN, 3);
+    CHECK(emuGetLastError() == emuSuccess);
+    CHECK(emuMemcpyAsync(copied.data(), scaled.data(), kN * sizeof(int), emuMemcpyDeviceToDevice,
+                         stream) == emuSuccess);
+    CHECK(emuMemsetAsync(zeroed.data(), 0, kN * sizeof(int), stream) == emuSuccess);
+    emuStreamCaptureStatus status = emuStreamCaptureStatusNone;
+    CHECK(emuStreamIsCapturing(stream, &status) == emuSuccess);
+    CHECK(status == emuStreamCaptureStatusActive);
+    emuGraph_t graph = nullptr;
+    CHECK(emuStreamEndCapture(stream, &graph) == emuSuccess && graph != nullptr);
+    CHECK(scaled[0] == -7 && scaled[kN - 1] == -7 && copied[5] == -7 && zeroed[9] == -7);
+    emuGraphExec_t exec = nullptr;
+    CHECK(emuGraphInstantiate(&exec, graph, 0) == emuSuccess && exec != nullptr);
+    CHECK(emuGraphDestroy(graph) == emuSuccess);  // the executable copy stands alone
+    for (int replay = 0; replay < 2; ++replay) {
+      for (int i = 0; i < kN; ++i) input[static_cast<size_t>(i)] = 10 * replay + i % 7;
+      std::fill(copied.begin(), copied.end(), -7);
+      CHECK(emuGraphLaunch(exec, stream) == emuSuccess);
+      CHECK(emuStreamSynchronize(stream) == emuSuccess);
+      for (int i = 0; i < kN; ++i) {
+        const int want = 3 * (10 * replay + i % 7) + i;
+        CHECK(scaled[static_cast<size_t>(i)] == want);
+        CHECK(copied[static_cast<size_t>(i)] == want);
+        CHECK(zeroed[static_cast<size_t>(i)] == 0);
+      }
+    }
+    // A launch configuration error invalidates the capture: no graph, the stream back to normal.
+    CHECK(emuStreamBeginCapture(stream, emuStreamCaptureModeRelaxed) == emuSuccess);
+    GPU_LAUNCH(scale_plus_index, 1, 4096, 0, stream, input.data(), scaled.data(), kN, 3);
+    CHECK(emuGetLastError() == emuErrorInvalidConfiguration);
+    graph = nullptr;
+    CHECK(emuStreamEndCapture(stream, &graph) == emuErrorStreamCaptureInvalidated);
+    CHECK(graph == nullptr);
+    CHECK(emuStreamEndCapture(stream, &graph) == emuErrorIllegalState);
+    // Synchronize and events cannot be captured: refused, and the capture is invalidated.
+    emuEvent_t event = nullptr;
+    CHECK(emuEventCreate(&event) == emuSuccess);
+    CHECK(emuStreamBeginCapture(stream, emuStreamCaptureModeRelaxed) == emuSuccess);
+    CHECK(emuEventRecord(event, stream) == emuErrorStreamCaptureUnsupported);
+    CHECK(emuStreamSynchronize(stream) == emuErrorStreamCaptureUnsupported);
+    CHECK(emuStreamEndCapture(stream, &graph) == emuErrorStreamCaptureInvalidated);
+    CHECK(emuEventDestroy(event) == emuSuccess);
+    // Direct launches run at enqueue again.
+    GPU_LAUNCH(scale_plus_index, 2, 256, 0, stream, input.data(), scaled.data(), kN, 1);
+    CHECK(scaled[kN - 1] == input[kN - 1] + kN - 1);
+    CHECK(emuGraphExecDestroy(exec) == emuSuccess);
+    CHECK(emuStreamDestroy(stream) == emuSuccess);
+  }
 
   int out[64] = {};
   CHECK(aborts([&] { GPU_LAUNCH(barrier_after_one_thread_exits, 1, 64, 0, nullptr, out); }));

@@ -1,0 +1,230 @@
+// graph.cpp — stream capture into graphs for the GPU plugins (plugin.h ABI 1.1, "graphs"): the four
+// API slots over the vendor runtime's stream capture (CUDA graphs, HIP graphs; the emulator's
+// closures under HWINFER_GPU_EMU), the refusals a capturing stream gives, the spoiling of a capture
+// by a failed enqueue, and the scratch a captured kernel is given.
+//
+// A capture is a StreamCapture on the stream (gpu_internal.h) plus the runtime's own capture mode:
+//   - kernels (through capture_aware_kernel_table) and copy_d2d are recorded by the runtime; one
+//     that fails at enqueue spoils the capture (stream_end_capture: FAILED_PRECONDITION, no graph);
+//   - host copies, events, synchronize and a second begin are refused here before the runtime sees
+//     them (refuse_while_capturing), so the runtime's capture stays valid;
+//   - scratch (stream_scratch) comes from memory the graph owns: the stream's own area is freed
+//     and re-grown by a later, larger direct launch, which a replay would then read freed memory
+//     through; and growing it synchronizes the stream, which a capture cannot;
+//   - the error word is the stream's: replays (only on that stream) report at its next
+//     stream_synchronize as direct launches do.
+// A graph remembers its stream by id (never reused), not by pointer, so it outlives the stream.
+#include <memory>
+#include <utility>
+
+#include "gpu_internal.h"
+
+namespace hwinfer::gpu {
+
+namespace {
+
+// Frees the runtime objects and the scratch of |graph| (the device is current).
+void release_graph(hwinfer_graph* graph) {
+  if (graph->exec != nullptr) (void)GPU(GraphExecDestroy)(graph->exec);
+  if (graph->graph != nullptr) (void)GPU(GraphDestroy)(graph->graph);
+  for (uint8_t* area : graph->scratch) (void)GPU(Free)(area);
+  graph->exec = nullptr;
+  graph->graph = nullptr;
+  graph->scratch.clear();
+}
+
+struct GraphDeleter {
+  void operator()(hwinfer_graph* graph) const {
+    release_graph(graph);
+    delete graph;
+  }
+};
+using OwnedGraph = std::unique_ptr<hwinfer_graph, GraphDeleter>;
+
+// The kernel slots of hwinfer_kernel_table, each wrapped so that a failure spoils the capture of
+// its stream (the slot's own checks run before the runtime sees anything, so the runtime's capture
+// alone would not notice them).
+template <typename Desc>
+using EnqueueFn = hwinfer_error* (*)(hwinfer_stream*, const Desc*);
+
+template <typename Desc, EnqueueFn<Desc> hwinfer_kernel_table::*kSlot>
+hwinfer_error* enqueue_spoiling_capture(hwinfer_stream* stream, const Desc* desc) {
+  return spoil_capture_on_error(stream, (kernel_table()->*kSlot)(stream, desc));
+}
+
+template <typename Desc, EnqueueFn<Desc> hwinfer_kernel_table::*kSlot>
+void wrap_slot(hwinfer_kernel_table& table) {
+  if (table.*kSlot != nullptr) table.*kSlot = &enqueue_spoiling_capture<Desc, kSlot>;
+}
+
+static_assert(sizeof(hwinfer_kernel_table) == 2 * sizeof(uint32_t) + 11 * sizeof(void*),
+              "hwinfer_kernel_table has a new slot: wrap it in make_capture_aware_table too");
+
+hwinfer_kernel_table make_capture_aware_table() {
+  hwinfer_kernel_table table = *kernel_table();
+  wrap_slot<hwinfer_gemm_desc, &hwinfer_kernel_table::gemm>(table);
+  wrap_slot<hwinfer_matmul_quantized_desc, &hwinfer_kernel_table::matmul_quantized>(table);
+  wrap_slot<hwinfer_attention_prefill_desc, &hwinfer_kernel_table::attention_prefill>(table);
+  wrap_slot<hwinfer_attention_decode_paged_desc, &hwinfer_kernel_table::attention_decode_paged>(
+      table);
+  wrap_slot<hwinfer_kv_append_desc, &hwinfer_kernel_table::kv_append>(table);
+  wrap_slot<hwinfer_rms_norm_desc, &hwinfer_kernel_table::rms_norm>(table);
+  wrap_slot<hwinfer_rope_desc, &hwinfer_kernel_table::rope>(table);
+  wrap_slot<hwinfer_silu_mul_desc, &hwinfer_kernel_table::silu_mul>(table);
+  wrap_slot<hwinfer_embedding_desc, &hwinfer_kernel_table::embedding>(table);
+  wrap_slot<hwinfer_bandwidth_probe_desc, &hwinfer_kernel_table::bandwidth_probe>(table);
+  wrap_slot<hwinfer_rope_kv_append_desc, &hwinfer_kernel_table::rope_kv_append>(table);
+  return table;
+}
+
+}  // namespace
+
+hwinfer_error* refuse_while_capturing(const hwinfer_stream* stream, const char* what) {
+  if (stream->capture == nullptr) return nullptr;
+  return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                            "%s %s: the stream is capturing (stream_begin_capture); a capture "
+                            "records only kernels and copy_d2d: call stream_end_capture first "
+                            "(the capture goes on)",
+                            kPluginName, what);
+}
+
+hwinfer_error* spoil_capture_on_error(hwinfer_stream* stream, hwinfer_error* error) {
+  if (error == nullptr || stream == nullptr || stream->capture == nullptr) return error;
+  StreamCapture& capture = *stream->capture;
+  if (capture.spoiled) return error;
+  capture.spoiled = true;
+  try {
+    capture.spoiled_by = error->message != nullptr ? error->message : "(no message)";
+  } catch (...) {
+    // The capture is spoiled either way; only the reason is lost.
+  }
+  return error;
+}
+
+hwinfer_error* capture_scratch(hwinfer_stream* stream, uint64_t bytes, uint8_t** out) {
+  StreamCapture& capture = *stream->capture;
+  if (capture.scratch.empty() || bytes > capture.last_scratch_bytes) {
+    const uint64_t size = bytes < 256 ? 256 : bytes;
+    capture.scratch.reserve(capture.scratch.size() + 1);  // push_back below cannot throw
+    void* pointer = nullptr;
+    GPU_CHECK("stream scratch (capturing)", GPU(Malloc)(&pointer, size));
+    capture.scratch.push_back(static_cast<uint8_t*>(pointer));
+    capture.last_scratch_bytes = size;
+  }
+  *out = capture.scratch.back();
+  return nullptr;
+}
+
+void abandon_capture(hwinfer_stream* stream) {
+  gpuGraph_t partial = nullptr;
+  (void)GPU(StreamEndCapture)(stream->stream, &partial);
+  if (partial != nullptr) (void)GPU(GraphDestroy)(partial);
+  stream->capture.reset();  // frees its scratch
+}
+
+const hwinfer_kernel_table* capture_aware_kernel_table() {
+  static const hwinfer_kernel_table table = make_capture_aware_table();
+  return &table;
+}
+
+hwinfer_error* stream_begin_capture(hwinfer_stream* stream) {
+  return guarded("stream_begin_capture", [&]() -> hwinfer_error* {
+    GPU_RETURN_IF_ERROR(require_non_null(stream, "stream_begin_capture: stream"));
+    if (stream->capture != nullptr) {
+      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                                "%s stream_begin_capture: the stream is already capturing; call "
+                                "stream_end_capture first (the capture goes on)",
+                                kPluginName);
+    }
+    GPU_RETURN_IF_ERROR(use_device(stream->device, "stream_begin_capture"));
+    auto capture = std::make_unique<StreamCapture>();
+    // Relaxed, not ThreadLocal (or Global): a captured kernel's scratch is allocated with
+    // GPU(Malloc) while capturing (capture_scratch), which the stricter modes forbid on the
+    // capturing thread, and the host may end the capture on another thread than it began it on,
+    // which only a Relaxed capture allows. What a capture must not see (synchronize, events, host
+    // copies) this plugin refuses itself; the streams are non-blocking, so the legacy stream's
+    // implicit synchronisation the stricter modes guard against does not reach them.
+    GPU_CHECK("stream_begin_capture", GPU(StreamBeginCapture)(stream->stream, kCaptureModeRelaxed));
+    stream->capture = std::move(capture);
+    return nullptr;
+  });
+}
+
+hwinfer_error* stream_end_capture(hwinfer_stream* stream, hwinfer_graph** out) {
+  return guarded("stream_end_capture", [&]() -> hwinfer_error* {
+    GPU_RETURN_IF_ERROR(require_non_null(stream, "stream_end_capture: stream"));
+    GPU_RETURN_IF_ERROR(require_non_null(out, "stream_end_capture: out"));
+    if (stream->capture == nullptr) {
+      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                                "%s stream_end_capture: the stream is not capturing (no "
+                                "stream_begin_capture since the last end)",
+                                kPluginName);
+    }
+    GPU_RETURN_IF_ERROR(use_device(stream->device, "stream_end_capture"));
+    // From here the stream is back to normal, whatever the outcome.
+    const std::unique_ptr<StreamCapture> capture = std::move(stream->capture);
+    OwnedGraph graph(new hwinfer_graph);
+    graph->device = stream->device;
+    graph->stream_id = stream->id;
+    const gpuError_t ended = GPU(StreamEndCapture)(stream->stream, &graph->graph);
+    graph->scratch.swap(capture->scratch);  // the graph frees them now
+    if (capture->spoiled) {
+      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                                "%s stream_end_capture: the capture is spoiled: an enqueue "
+                                "failed while capturing (%s); no graph, the stream is back to "
+                                "normal",
+                                kPluginName, capture->spoiled_by.c_str());
+    }
+    if (ended != gpuSuccess) {
+      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                                "%s stream_end_capture: the %s ended the capture with '%s' (an "
+                                "enqueue failed while capturing); no graph, the stream is back "
+                                "to normal",
+                                kPluginName, HWINFER_GPU_VENDOR_RUNTIME,
+                                GPU(GetErrorString)(ended));
+    }
+    if (graph->graph == nullptr) {
+      return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
+                                "%s stream_end_capture: the %s returned no graph", kPluginName,
+                                HWINFER_GPU_VENDOR_RUNTIME);
+    }
+    GPU_CHECK("stream_end_capture", graph_instantiate(&graph->exec, graph->graph));
+    *out = graph.release();
+    return nullptr;
+  });
+}
+
+hwinfer_error* graph_launch(hwinfer_graph* graph, hwinfer_stream* stream) {
+  return guarded("graph_launch", [&]() -> hwinfer_error* {
+    GPU_RETURN_IF_ERROR(require_non_null(graph, "graph_launch: graph"));
+    GPU_RETURN_IF_ERROR(require_non_null(stream, "graph_launch: stream"));
+    if (graph->stream_id != stream->id) {
+      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                                "%s graph_launch: the graph was captured on another stream; a "
+                                "graph replays only on the stream it was captured from (its "
+                                "scratch and error word are that stream's)",
+                                kPluginName);
+    }
+    GPU_RETURN_IF_ERROR(refuse_while_capturing(stream, "graph_launch"));
+    GPU_RETURN_IF_ERROR(use_device(stream->device, "graph_launch"));
+    GPU_CHECK("graph_launch", GPU(GraphLaunch)(graph->exec, stream->stream));
+    return nullptr;
+  });
+}
+
+void graph_destroy(hwinfer_graph* graph) {
+  if (graph == nullptr) return;
+  try {
+    if (hwinfer_error* error = use_device(graph->device, "graph_destroy")) {
+      error->destroy(error);  // nothing can be freed without the device; the handle still goes
+      graph->exec = nullptr;
+      graph->graph = nullptr;
+      graph->scratch.clear();
+    }
+    GraphDeleter()(graph);
+  } catch (...) {
+    // Nothing may escape across the ABI.
+  }
+}
+
+}  // namespace hwinfer::gpu
