@@ -1,7 +1,7 @@
 // kernels.cpp — the CPU plugin's kernel table and kernel_query. Every slot is implemented: GEMM
 // (every mix of F32, F16 and BF16 operands), the quantized matmul (Q8_0 and Q4_0 weights), the
-// bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, attention_decode_paged and
-// attention_prefill.
+// bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, rope_kv_append (ABI 1.1: rope
+// then kv_append in one work item), attention_decode_paged and attention_prefill.
 //
 // Descriptor validation is backends/common/kernel_checks.h, the same for every backend: each
 // enqueue slot runs its kind's check with buffers required, and kernel_query answers with the same
@@ -177,7 +177,7 @@ const hwinfer_kernel_table kKernelTable = {
     .silu_mul = &enqueue_silu_mul,
     .embedding = &enqueue_embedding,
     .bandwidth_probe = &enqueue_bandwidth_probe,
-    .rope_kv_append = nullptr,  // ABI 1.1: not provided
+    .rope_kv_append = &enqueue_rope_kv_append,
 };
 
 }  // namespace

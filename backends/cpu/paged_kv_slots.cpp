@@ -1,6 +1,7 @@
 // paged_kv_slots.cpp — see paged_kv_slots.h. The enqueue slots of the paged-KV kernels; their
 // validation is backends/common (kernel_checks.h, paged_kv_checks.cpp) and the kernels live in
-// kv_append.cpp, attention_decode*.cpp, attention_prefill.cpp.
+// kv_append.cpp, attention_decode*.cpp, attention_prefill.cpp (rope_kv_append: token_ops.cpp's
+// rope work, then kv_append.cpp).
 #include "paged_kv_slots.h"
 
 #include "attention_decode.h"
@@ -8,6 +9,7 @@
 #include "common/kernel_checks.h"
 #include "host_info.h"
 #include "kv_append.h"
+#include "token_ops.h"
 
 namespace hwinfer::cpu {
 
@@ -63,6 +65,21 @@ PagedKvTable paged_table(const hwinfer_tensor_view& block_tables,
   return table;
 }
 
+// A descriptor that passed backend::check_kv_append as kv_append's problem.
+KvAppendProblem kv_append_problem(const hwinfer_kv_append_desc& d) {
+  KvAppendProblem problem;
+  problem.n_tokens = d.n_tokens;
+  problem.n_kv_heads = d.n_kv_heads;
+  problem.head_dim = d.head_dim;
+  problem.block_size = d.block_size;
+  problem.num_blocks = d.num_blocks;
+  problem.slots = view_data(d.slot_mapping);
+  problem.slot_stride = d.slot_mapping.strides_bytes[0];
+  problem.k = append_side(d.k, d.k_cache, d.k_scales);
+  problem.v = append_side(d.v, d.v_cache, d.v_scales);
+  return problem;
+}
+
 }  // namespace
 
 // ---- KV append ---------------------------------------------------------------------------------
@@ -75,20 +92,39 @@ hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append
     if (hwinfer_error* error = require_non_null(desc, "kv_append: desc")) return error;
     if (hwinfer_error* error = backend::check_kv_append(check_context(stream->device, true), *desc))
       return error;
-    const hwinfer_kv_append_desc& d = *desc;
-    KvAppendProblem problem;
-    problem.n_tokens = d.n_tokens;
-    problem.n_kv_heads = d.n_kv_heads;
-    problem.head_dim = d.head_dim;
-    problem.block_size = d.block_size;
-    problem.num_blocks = d.num_blocks;
-    problem.slots = view_data(d.slot_mapping);
-    problem.slot_stride = d.slot_mapping.strides_bytes[0];
-    problem.k = append_side(d.k, d.k_cache, d.k_scales);
-    problem.v = append_side(d.v, d.v_cache, d.v_scales);
+    const KvAppendProblem problem = kv_append_problem(*desc);
     ThreadPool* pool = stream->pool;
     return stream->worker.enqueue(
         [problem, pool]() -> hwinfer_error* { return kv_append(problem, *pool); });
+  });
+}
+
+// ---- RoPE fused with the KV append (ABI 1.1) ---------------------------------------------------
+//   q: [n_tokens, n_heads, head_dim], k, v: [n_tokens, n_kv_heads, head_dim] F32 | F16;
+//   positions, slot_mapping: [n_tokens] I32;  pools as kv_append.
+// The descriptor is checked as its two halves (backend::check_rope_kv_append), then ONE work item
+// runs rope's work (token_ops.cpp) and then kv_append on the rotated k: bit for bit the two
+// kernels, and a bad slot is reported as kv_append reports it (after the rotation, as when the two
+// run one after the other).
+
+hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
+                                      const hwinfer_rope_kv_append_desc* desc) {
+  return guarded("rope_kv_append", [&]() -> hwinfer_error* {
+    if (hwinfer_error* error = require_non_null(stream, "rope_kv_append: stream")) return error;
+    if (hwinfer_error* error = require_non_null(desc, "rope_kv_append: desc")) return error;
+    if (hwinfer_error* error =
+            backend::check_rope_kv_append(check_context(stream->device, true), *desc)) {
+      return error;
+    }
+    hwinfer_rope_desc rope;
+    hwinfer_kv_append_desc append;
+    hwinfer_split_rope_kv_append(desc, &rope, &append);
+    const KvAppendProblem problem = kv_append_problem(append);
+    ThreadPool* pool = stream->pool;
+    return stream->worker.enqueue([rotate = rope_work(rope), problem, pool]() -> hwinfer_error* {
+      rotate(*pool);
+      return kv_append(problem, *pool);
+    });
   });
 }
 

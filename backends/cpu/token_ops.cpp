@@ -205,25 +205,29 @@ hwinfer_error* embedding(const EmbeddingProblem& p, ThreadPool& pool) {
 
 // ---- RoPE --------------------------------------------------------------------------------------
 
+std::function<void(ThreadPool&)> rope_work(const hwinfer_rope_desc& checked) {
+  RopeProblem p;
+  p.n_tokens = checked.n_tokens;
+  p.head_dim = checked.head_dim;
+  p.rotary_dim = checked.rotary_dim;
+  p.theta_base = static_cast<double>(checked.theta_base);
+  p.neox = checked.mode == HWINFER_ROPE_NEOX;
+  p.q = rope_operand(checked.q, checked.n_heads);
+  if (checked.k.buffer != nullptr) p.k = rope_operand(checked.k, checked.n_kv_heads);
+  p.positions = view_data(checked.positions);
+  p.position_stride = checked.positions.strides_bytes[0];
+  return [p](ThreadPool& pool) { rope(p, pool); };
+}
+
 hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
   return guarded("rope", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "rope: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "rope: desc")) return error;
     if (hwinfer_error* error = backend::check_rope(check_context(stream->device, true), *desc))
       return error;
-    RopeProblem p;
-    p.n_tokens = desc->n_tokens;
-    p.head_dim = desc->head_dim;
-    p.rotary_dim = desc->rotary_dim;
-    p.theta_base = static_cast<double>(desc->theta_base);
-    p.neox = desc->mode == HWINFER_ROPE_NEOX;
-    p.q = rope_operand(desc->q, desc->n_heads);
-    if (desc->k.buffer != nullptr) p.k = rope_operand(desc->k, desc->n_kv_heads);
-    p.positions = view_data(desc->positions);
-    p.position_stride = desc->positions.strides_bytes[0];
     ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
-      rope(p, *pool);
+    return stream->worker.enqueue([work = rope_work(*desc), pool]() -> hwinfer_error* {
+      work(*pool);
       return nullptr;
     });
   });

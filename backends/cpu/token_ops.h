@@ -16,11 +16,18 @@
 #ifndef HWINFER_BACKENDS_CPU_TOKEN_OPS_H_
 #define HWINFER_BACKENDS_CPU_TOKEN_OPS_H_
 
+#include <functional>
+
 #include "cpu_internal.h"
 
 namespace hwinfer::cpu {
 
 hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc);
+
+// The work of rope for a descriptor that passed backend::check_rope (buffers required): rotates q
+// and k in place on |pool| when called. enqueue_rope and rope_kv_append (paged_kv_slots.cpp) run
+// it, so the fused kernel's rotation is this one bit for bit.
+std::function<void(ThreadPool&)> rope_work(const hwinfer_rope_desc& checked);
 
 hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
 

@@ -53,9 +53,12 @@ hwinfer_error* silu_mul_limits(const hwinfer_silu_mul_desc& d);
 hwinfer_error* rope_limits(const hwinfer_rope_desc& d, bool require_buffers);
 hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d);
 
-// kernels_kv.cpp: kv_append (kv_append.cu) and its limits.
+// kernels_kv.cpp: kv_append (kv_append.cu) and its limits; rope_kv_append (ABI 1.1: one fused
+// launch, limited as its two halves).
 hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc);
 hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d);
+hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
+                                      const hwinfer_rope_kv_append_desc* desc);
 
 // kernels_gemm.cpp
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);

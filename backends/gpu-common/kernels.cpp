@@ -47,6 +47,8 @@ hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, c
       return embedding_limits(*static_cast<const hwinfer_embedding_desc*>(desc));
     case HWINFER_KERNEL_KV_APPEND:
       return kv_append_limits(*static_cast<const hwinfer_kv_append_desc*>(desc));
+    case HWINFER_KERNEL_ROPE_KV_APPEND:
+      return nullptr;  // its halves were limited as rope and kv_append (check_rope_kv_append)
     case HWINFER_KERNEL_GEMM:
       return gemm_limits(*static_cast<const hwinfer_gemm_desc*>(desc));
     case HWINFER_KERNEL_MATMUL_QUANTIZED:
@@ -71,6 +73,7 @@ hwinfer_kernel_table make_kernel_table() {
   table.rope = &enqueue_rope;
   table.embedding = &enqueue_embedding;
   table.kv_append = &enqueue_kv_append;
+  table.rope_kv_append = &enqueue_rope_kv_append;
   table.gemm = &enqueue_gemm;
   table.matmul_quantized = &enqueue_matmul_quantized;
   table.attention_decode_paged = &enqueue_attention_decode_paged;

@@ -1,7 +1,7 @@
-// kv_append.cu — kv_append's kernels and launcher (launch.h): the new tokens' keys and values
-// (F32 | F16) into the paged pools (F16 | I8, each side its own dtype), with the I8 pools'
-// per-(block, head) F32 scales grown and the block-head requantized exactly as the CPU backend
-// (backends/cpu/kv_append.cpp) and the Vulkan shader kv_append.comp:
+// kv_append.cu — kv_append's and rope_kv_append's kernels and launchers (launch.h): the new
+// tokens' keys and values (F32 | F16) into the paged pools (F16 | I8, each side its own dtype),
+// with the I8 pools' per-(block, head) F32 scales grown and the block-head requantized exactly as
+// the CPU backend (backends/cpu/kv_append.cpp) and the Vulkan shader kv_append.comp:
 //   F16: pool row = f16(x), round to nearest even (reference/half.h bit for bit);
 //   I8:  absmax = max |x|; when absmax > scale * 127 every row of the block-head is requantized,
 //        q = quantize(q * old_scale, absmax / 127), and the scale becomes absmax / 127; then the
@@ -20,6 +20,9 @@
 //     parallel, except that a token whose slot a later token of the same chunk also names is
 //     dropped (the later one wins, as in token order); chunks are separated by barriers, so a
 //     later chunk's write to the same slot lands last.
+//
+// rope_kv_append (ABI 1.1, below) is this kernel fused with rows.cu's rope: one launch that also
+// rotates q and k in place and appends the rotated k (see its section).
 //
 // Slots are data on the device. One kernel validates and appends: every CUDA block first reads
 // the whole slot_mapping and, when any slot is >= n_slots, writes nothing (block (0, 0, 0) sets
@@ -178,15 +181,152 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-}  // namespace
+// ---- RoPE fused with the append (ABI 1.1) ------------------------------------------------------
+//   q: [n_tokens, n_heads, head_dim], k, v: [n_tokens, n_kv_heads, head_dim] F32 | F16 (q and k
+//   rotated in place);  positions, slots: [n_tokens] I32;  pools as kv_append.
+// ONE launch over kv_append's grid (groups, KV heads, side), every step as the two unfused kernels
+// do it, so the result is theirs bit for bit:
+//   1. q: token t by the block whose linear id is t % (number of blocks): the token's cos/sin into
+//      shared memory (rope_angles: rows.cu's double-precision angles), then its heads' pairs
+//      (rotate_pair: rows.cu's unfused products, F16 stored round-to-nearest-even).
+//   2. every block scans slot_mapping as kv_append_kernel does; a slot >= n_slots (or an error word
+//      already set) turns the pool writes off, never the rotation (as ROPE then a failing
+//      KV_APPEND: q and k rotated, the pools untouched, kKvSlotOutOfRange).
+//   3. k side (z = 0): each (token, KV head) is owned by exactly one block: the group of its
+//      slot's pool block, or group t % groups for a negative slot (rotated, not appended). The
+//      owner walks its tokens in token order: cos/sin, rotate k[t, head] in place, barrier, then
+//      append the rotated row from k exactly as kv_append (F16: each element by the same thread in
+//      token order, so a later duplicate slot wins; I8: append_token_i8, scale growth included).
+//      v side (z = 1): the same walk without the rotation.
+// The angles are recomputed per (token, KV head) block rather than once per token: the price of
+// needing no second launch (cheap next to the pool traffic for decode-sized batches).
 
-gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_dim,
-                            int64_t block_size, int64_t num_blocks, const int32_t* slots,
-                            int64_t slot_stride, const GpuKvSide& k, const GpuKvSide& v,
-                            int32_t* error_word, uint32_t compute_units, gpuStream_t stream) {
-  // About sixteen CUDA blocks per multiprocessor (one full wave of 128-thread blocks) over
-  // (groups, heads, 2 sides); no more groups than pool blocks or than tokens (every group scans
-  // every slot, so an idle group costs only the scan).
+// The (cos, sin) of token |t|'s rotary_dim / 2 angles into |cos_sin| [half][2], by the whole
+// block, exactly as rows.cu's rope_kernel: angle = position * theta_base^(-2i / rotary_dim) in
+// double, cast to float. Synchronises before (earlier readers of |cos_sin|) and after.
+__device__ void rope_angles(const GpuRope& rope, int64_t t, float* cos_sin) {
+  const auto position = static_cast<double>(rope.positions[t * rope.position_stride]);
+  const int64_t rotary_dim = 2 * rope.half;
+  __syncthreads();
+  for (int64_t i = threadIdx.x; i < rope.half; i += blockDim.x) {
+    const double inv_freq =
+        pow(rope.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(rotary_dim));
+    const double angle = position * inv_freq;
+    cos_sin[2 * i] = static_cast<float>(cos(angle));
+    cos_sin[2 * i + 1] = static_cast<float>(sin(angle));
+  }
+  __syncthreads();
+}
+
+// Pair |i| of head |head| of token |t| of |m| rotated in place, as rows.cu's rope_kernel: both
+// elements loaded, rotated without FMA contraction (the CPU backend rounds each product), stored
+// (F16: round to nearest even).
+__device__ __forceinline__ void rotate_pair(const GpuHeadMatrix& m, int64_t t, int64_t head,
+                                            int64_t i, const GpuRope& rope, const float* cos_sin) {
+  const int64_t a_at = rope.neox ? i : 2 * i;
+  const int64_t b_at = rope.neox ? i + rope.half : 2 * i + 1;
+  const int64_t row = t * m.token_stride + head * m.head_stride;
+  const float c = cos_sin[2 * i];
+  const float s = cos_sin[2 * i + 1];
+  if (m.f16) {
+    auto* x = static_cast<uint16_t*>(m.data) + row;
+    const float a = f16_to_float(x[a_at]);
+    const float b = f16_to_float(x[b_at]);
+    x[a_at] = float_to_f16(__fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s)));
+    x[b_at] = float_to_f16(__fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c)));
+    return;
+  }
+  auto* x = static_cast<float*>(m.data) + row;
+  const float a = x[a_at];
+  const float b = x[b_at];
+  x[a_at] = __fsub_rn(__fmul_rn(a, c), __fmul_rn(b, s));
+  x[b_at] = __fadd_rn(__fmul_rn(a, s), __fmul_rn(b, c));
+}
+
+// grid: as kv_append_kernel (x = groups, y = KV heads strided, z = side). See the section's top.
+__global__ void __launch_bounds__(kThreads)
+    rope_kv_append_kernel(GpuRope rope, int64_t n_tokens, int64_t n_kv_heads, int64_t head_dim,
+                          int64_t block_size, const int32_t* __restrict__ slots,
+                          int64_t slot_stride, GpuKvSide k, GpuKvSide v, int64_t n_slots,
+                          int32_t* error_word) {
+  GPU_DYNAMIC_SHARED(float, cos_sin);   // [half][2]: the angles of the token being rotated
+  __shared__ int32_t staged[kThreads];  // the chunk's slots
+  __shared__ float reduce[32];
+  __shared__ int bad_slot;
+  __shared__ int write_pools;
+  const auto tid = static_cast<int64_t>(threadIdx.x);
+  const auto step = static_cast<int64_t>(blockDim.x);
+  const int64_t n_grid_blocks =
+      static_cast<int64_t>(gridDim.x) * static_cast<int64_t>(gridDim.y) * gridDim.z;
+  const int64_t block_id =
+      blockIdx.x + static_cast<int64_t>(gridDim.x) * (blockIdx.y + gridDim.y * blockIdx.z);
+  // 1. q.
+  const int64_t q_units = rope.q.n_heads * rope.half;
+  for (int64_t t = block_id; t < n_tokens; t += n_grid_blocks) {
+    rope_angles(rope, t, cos_sin);
+    for (int64_t u = tid; u < q_units; u += step) {
+      rotate_pair(rope.q, t, u / rope.half, u % rope.half, rope, cos_sin);
+    }
+  }
+  // 2. the slot scan (kv_append_kernel's), deciding whether the pools are written.
+  if (threadIdx.x == 0) {
+    bad_slot = 0;
+    write_pools = *error_word == 0 ? 1 : 0;  // an earlier kernel's error: rotate, write no pool
+  }
+  __syncthreads();
+  for (int64_t t = tid; t < n_tokens; t += kThreads) {
+    if (slots[t * slot_stride] >= n_slots) atomicOr(&bad_slot, 1);
+  }
+  __syncthreads();
+  if (bad_slot != 0) {  // uniform: every thread reads the same shared word
+    if (blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0 && threadIdx.x == 0) {
+      set_device_error(error_word, kKvSlotOutOfRange);
+    }
+    if (threadIdx.x == 0) write_pools = 0;
+    __syncthreads();
+  }
+  const bool pools = write_pools != 0;  // uniform
+  // 3. the owned (token, KV head) rows in token order.
+  const bool is_k = blockIdx.z == 0;
+  const GpuKvSide side = is_k ? k : v;
+  const auto group = static_cast<int64_t>(blockIdx.x);
+  const auto groups = static_cast<int64_t>(gridDim.x);
+  for (int64_t head = blockIdx.y; head < n_kv_heads; head += gridDim.y) {
+    for (int64_t chunk = 0; chunk < n_tokens; chunk += kThreads) {
+      __syncthreads();  // the previous chunk's staged slots are no longer read
+      staged[threadIdx.x] = chunk + tid < n_tokens ? slots[(chunk + tid) * slot_stride] : -1;
+      __syncthreads();
+      const int64_t in_chunk = n_tokens - chunk < kThreads ? n_tokens - chunk : kThreads;
+      for (int64_t j = 0; j < in_chunk; ++j) {
+        const int64_t t = chunk + j;
+        const int32_t slot = staged[j];  // the same in every thread: the branches are uniform
+        const int64_t owner = slot >= 0 ? (slot / block_size) % groups : t % groups;
+        if (owner != group) continue;
+        if (is_k) {
+          rope_angles(rope, t, cos_sin);
+          for (int64_t i = tid; i < rope.half; i += step) {
+            rotate_pair(rope.k, t, head, i, rope, cos_sin);
+          }
+          __syncthreads();  // the rotated row before the append reads it (other threads' pairs)
+        }
+        if (slot < 0 || !pools) continue;
+        if (side.pool_i8) {
+          append_token_i8(side, t, head, slot, head_dim, block_size, reduce);
+          continue;
+        }
+        for (int64_t d = tid; d < head_dim; d += step) {
+          append_f16_element(side, t, head, slot, d, block_size);
+        }
+      }
+    }
+  }
+}
+
+// About sixteen CUDA blocks per multiprocessor (one full wave of 128-thread blocks) over
+// (groups, heads, 2 sides); no more groups than pool blocks or than tokens (every group scans
+// every slot, so an idle group costs only the scan). kv_append and rope_kv_append.
+dim3 kv_append_grid(int64_t n_tokens, int64_t n_kv_heads, int64_t num_blocks,
+                    uint32_t compute_units) {
   const int64_t heads = n_kv_heads < kMaxGridY ? n_kv_heads : kMaxGridY;
   const int64_t target = 16 * static_cast<int64_t>(compute_units > 0 ? compute_units : 32);
   int64_t groups = target / (2 * heads);
@@ -194,9 +334,31 @@ gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_d
   if (groups > n_tokens) groups = n_tokens;
   if (groups > 65535) groups = 65535;
   if (groups < 1) groups = 1;
-  const dim3 grid(static_cast<unsigned>(groups), static_cast<unsigned>(heads), 2);
+  return dim3(static_cast<unsigned>(groups), static_cast<unsigned>(heads), 2);
+}
+
+}  // namespace
+
+gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_dim,
+                            int64_t block_size, int64_t num_blocks, const int32_t* slots,
+                            int64_t slot_stride, const GpuKvSide& k, const GpuKvSide& v,
+                            int32_t* error_word, uint32_t compute_units, gpuStream_t stream) {
+  const dim3 grid = kv_append_grid(n_tokens, n_kv_heads, num_blocks, compute_units);
   GPU_LAUNCH(kv_append_kernel, grid, kThreads, 0, stream, n_tokens, n_kv_heads, head_dim,
              block_size, slots, slot_stride, k, v, num_blocks * block_size, error_word);
+  return GPU(GetLastError)();
+}
+
+gpuError_t launch_rope_kv_append(const GpuRope& rope, int64_t n_tokens, int64_t n_kv_heads,
+                                 int64_t head_dim, int64_t block_size, int64_t num_blocks,
+                                 const int32_t* slots, int64_t slot_stride, const GpuKvSide& k,
+                                 const GpuKvSide& v, int32_t* error_word, uint32_t compute_units,
+                                 gpuStream_t stream) {
+  const dim3 grid = kv_append_grid(n_tokens, n_kv_heads, num_blocks, compute_units);
+  const size_t shared_bytes = static_cast<size_t>(rope.half) * 2 * sizeof(float);
+  GPU_LAUNCH(rope_kv_append_kernel, grid, kThreads, shared_bytes, stream, rope, n_tokens,
+             n_kv_heads, head_dim, block_size, slots, slot_stride, k, v, num_blocks * block_size,
+             error_word);
   return GPU(GetLastError)();
 }
 

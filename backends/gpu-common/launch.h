@@ -93,6 +93,24 @@ gpuError_t launch_kv_append(int64_t n_tokens, int64_t n_kv_heads, int64_t head_d
                             int64_t slot_stride, const GpuKvSide& k, const GpuKvSide& v,
                             int32_t* error_word, uint32_t compute_units, gpuStream_t stream);
 
+// kv_append.cu — rope_kv_append (ABI 1.1): rope on q and k (in place) fused with kv_append of the
+// rotated k and of v, in ONE launch, bit for bit launch_rope then launch_kv_append (a bad slot:
+// q and k still rotated, no pool written, kKvSlotOutOfRange). |rope| as launch_rope's arguments;
+// rope.k is the same tensor as k.src (written in place, then appended).
+struct GpuRope {
+  int64_t half;       // rotary_dim / 2 (rotary_dim even, <= 8192: cos/sin in shared memory)
+  double theta_base;  // the descriptor's float, widened
+  bool neox;
+  GpuHeadMatrix q, k;
+  const int32_t* positions;  // [n_tokens], |position_stride| elements apart
+  int64_t position_stride;
+};
+gpuError_t launch_rope_kv_append(const GpuRope& rope, int64_t n_tokens, int64_t n_kv_heads,
+                                 int64_t head_dim, int64_t block_size, int64_t num_blocks,
+                                 const int32_t* slots, int64_t slot_stride, const GpuKvSide& k,
+                                 const GpuKvSide& v, int32_t* error_word, uint32_t compute_units,
+                                 gpuStream_t stream);
+
 // One matrix operand of gemm / matmul_quantized: the device address of element [0, 0], its dtype
 // (HWINFER_DTYPE_F32, F16 or BF16) and its strides in ELEMENTS (non-negative).
 struct MatrixOperand {

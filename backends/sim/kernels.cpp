@@ -179,6 +179,16 @@ void write_rope(hwinfer_stream*, const hwinfer_rope_desc& d) {
   }
 }
 
+// rope_kv_append: rope's rows, then kv_append's slot check, on the two halves of the descriptor
+// (the time is the fused kernel's own cost: CountKernelCost of HWINFER_KERNEL_ROPE_KV_APPEND).
+void write_rope_kv_append(hwinfer_stream* stream, const hwinfer_rope_kv_append_desc& d) {
+  hwinfer_rope_desc rope;
+  hwinfer_kv_append_desc append;
+  hwinfer_split_rope_kv_append(&d, &rope, &append);
+  write_rope(stream, rope);
+  write_kv_append(stream, append);
+}
+
 void write_silu_mul(hwinfer_stream*, const hwinfer_silu_mul_desc& d) {
   for (int64_t t = 0; t < d.n_tokens; ++t) {
     uint32_t gate = 0, up = 0;
@@ -237,6 +247,11 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
 hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
   return run_kernel("rope", stream, desc, backend::check_rope, write_rope);
 }
+hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
+                                      const hwinfer_rope_kv_append_desc* desc) {
+  return run_kernel("rope_kv_append", stream, desc, backend::check_rope_kv_append,
+                    write_rope_kv_append);
+}
 hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
   return run_kernel("silu_mul", stream, desc, backend::check_silu_mul, write_silu_mul);
 }
@@ -262,7 +277,7 @@ const hwinfer_kernel_table kKernelTable = {
     .silu_mul = &enqueue_silu_mul,
     .embedding = &enqueue_embedding,
     .bandwidth_probe = &enqueue_bandwidth_probe,
-    .rope_kv_append = nullptr,  // ABI 1.1: not provided
+    .rope_kv_append = &enqueue_rope_kv_append,
 };
 
 }  // namespace
