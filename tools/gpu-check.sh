@@ -32,13 +32,13 @@ say() { echo "== $*" | tee -a "$log"; }
 launch=()
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # libcublas.so.13 (else .12) from the machine: the CUDA toolkit, or pip's nvidia-cublas wheels.
-cublas_dirs=(/usr/local/cuda*/lib64 /usr/local/cuda*/targets/*/lib)
+cublas_dirs=(/usr/local/cuda*/lib64 /usr/local/cuda*/lib /usr/local/cuda*/targets/*/lib)
 for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
   cublas_dirs+=("$site/nvidia/cublas/lib" "$site/nvidia/cu13/lib")
 done
 cublas=""
 for name in libcublas.so.13 libcublas.so.12; do
-  cublas="$(find "${cublas_dirs[@]}" -maxdepth 1 -name "$name" 2>/dev/null | head -n 1)"
+  cublas="$(find -H "${cublas_dirs[@]}" -maxdepth 1 -name "$name" 2>/dev/null | head -n 1)"
   [ -n "$cublas" ] && break
 done
 if [ -n "$cublas" ]; then
