@@ -1,6 +1,7 @@
 // bench_common.cpp — see bench_common.h.
 #include "bench_common.h"
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -9,13 +10,14 @@
 namespace hwinfer::bench {
 namespace {
 std::string g_backend = "cpu";
+OptionMap g_plugin_options;  // --plugin-option=KEY=VALUE (plugin_init options)
 }  // namespace
 
 std::shared_ptr<Device> BenchDevice(benchmark::State& state) {
   static std::shared_ptr<Device> device = []() -> std::shared_ptr<Device> {
     auto path = FindPluginFile(g_backend, PluginSearchPaths());
     if (!path.ok()) return nullptr;
-    auto plugin = Plugin::Load(*path);
+    auto plugin = Plugin::Load(*path, g_plugin_options);
     if (!plugin.ok()) return nullptr;
     auto opened = (*plugin)->OpenDevice(0);
     return opened.ok() ? *opened : nullptr;
@@ -69,6 +71,15 @@ void TimeKernel(benchmark::State& state, Device& device, Stream& stream,
 int BenchMain(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--backend=", 10) == 0) g_backend = argv[i] + 10;
+    if (std::strncmp(argv[i], "--plugin-option=", 16) == 0) {
+      const std::string option = argv[i] + 16;
+      const size_t equals = option.find('=');
+      if (equals == std::string::npos || equals == 0) {
+        std::fprintf(stderr, "error: --plugin-option=%s: expected KEY=VALUE\n", option.c_str());
+        return 2;
+      }
+      g_plugin_options[option.substr(0, equals)] = option.substr(equals + 1);
+    }
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

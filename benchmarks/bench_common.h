@@ -1,5 +1,6 @@
 // bench_common.h — what every microbenchmark binary shares: the device under test (chosen with
-// --backend=NAME, default cpu, opened once), uploading inputs, timing one kernel launch per
+// --backend=NAME, default cpu, its plugin loaded with the --plugin-option=KEY=VALUE options,
+// opened once), uploading inputs, timing one kernel launch per
 // iteration between two device events (manual time), and main(). No benchmark lives here.
 #pragma once
 
@@ -30,7 +31,7 @@ Buffer Allocate(benchmark::State& state, Device& device, uint64_t bytes);
 void TimeKernel(benchmark::State& state, Device& device, Stream& stream,
                 const hwinfer_kernel_desc& desc);
 
-// Reads --backend=NAME, then runs Google Benchmark.
+// Reads --backend=NAME and --plugin-option=KEY=VALUE (repeatable), then runs Google Benchmark.
 int BenchMain(int argc, char** argv);
 
 }  // namespace hwinfer::bench

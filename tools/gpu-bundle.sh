@@ -5,7 +5,8 @@
 # the build needs (yaml-cpp, fmt, Google Benchmark, GoogleTest, CLI11, glslc, the Vulkan loader),
 # so the binaries travel with the shared libraries they load, including this machine's C library
 # and dynamic loader (glibc/, used only when the binaries do not run on the machine's own), and
-# the Vulkan loader (libvulkan.so.1; the NVIDIA driver there brings the ICD).
+# the Vulkan loader (libvulkan.so.1; the NVIDIA driver there brings the ICD). NOT libcublas (0.5 GB):
+# the cuda plugin dlopens it at run time, and tools/gpu-check.sh finds the machine's own.
 #
 # Release build, CUDA for sm_90 only (the H200), Vulkan on, HIP off; stripped; under 64 MiB.
 set -euo pipefail
@@ -37,12 +38,18 @@ for file in "$bundle"/bin/* "$bundle"/lib/hwinfer/plugins/*.so "$bundle"/lib/lib
   ldd "$file" | awk '/=> \// {print $3} /^[ \t]*\/lib.*ld-linux/ {print $1}'
 done | sort -u | while read -r library; do
   name="$(basename "$library")"
-  if [[ "$name" =~ $glibc_names ]]; then
+  if [[ "$name" == libcublas* ]]; then
+    continue  # never bundled (see above)
+  elif [[ "$name" =~ $glibc_names ]]; then
     cp -L "$library" "$bundle/glibc/$name"
   elif [[ "$name" != libhwinfer.so* ]]; then
     cp -L "$library" "$bundle/lib/$name"
   fi
 done
+if readelf -d "$bundle/lib/hwinfer/plugins/hwinfer-cuda.so" | grep -q 'NEEDED.*libcublas'; then
+  echo "gpu-bundle: hwinfer-cuda.so links libcublas; it must dlopen it (vendor_blas.cpp)" >&2
+  exit 1
+fi
 strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/*.so* "$bundle"/lib/hwinfer/plugins/*.so \
   2>/dev/null || true
 du -sh "$bundle"

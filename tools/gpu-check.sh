@@ -2,16 +2,22 @@
 # tools/gpu-check.sh [BUNDLE_DIR] — the one scripted check of a lent NVIDIA GPU machine (issue 6;
 # docs/gpu-backends.md). Runs from the repository root there, with BUNDLE_DIR (default
 # gpu-bundle/, made here by tools/gpu-bundle.sh and named in the device tool's `carry`):
+#   0. finds the machine's libcuBLAS (not bundled: 0.5 GB; the cuda plugin dlopens it) under
+#      /usr/local/cuda*/ or python3's site-packages (nvidia/cublas/lib, nvidia/cu13/lib) and puts
+#      its folder on LD_LIBRARY_PATH;
 #   1. the devices hwinfer sees (cuda and vulkan on the same card) and the bandwidth probe;
-#   2. the conformance suite on cuda, then on vulkan (the NVIDIA Vulkan driver);
+#   2. the conformance suite on cuda (option gemm=auto: cuBLAS when found; then the gemm cases
+#      again with gemm=builtin), then on vulkan (the NVIDIA Vulkan driver);
 #   3. the decode GEMVs at the llama2-7b shapes (BM_GemvLlama2_7b: F16, Q8_0, Q4_0) on cuda and
-#      vulkan, against the measured copy bandwidth;
+#      vulkan, against the measured copy bandwidth; the prefill GEMMs (BM_PrefillTinyLlama, and
+#      BM_Matmul F32 at m = 128) on cuda with gemm=builtin and with gemm=cublas;
 #   4. end to end: `hwinfer sweep` of llama2-7b in f16 and q4_0 (weights: dummy, nothing to load)
 #      at batch 1, 8, 32 on cuda: output tok/s, TTFT, TPOT, decode MBU against the spec peak
 #      (configs/hardware/h200.yaml, matched by the device name);
-# then prints one table. Logs and results go to $OUT (the device tool brings back 8 files: log.txt,
-# probe.json, conformance-{cuda,vulkan}.txt, gemv-{cuda,vulkan}.json, sweep-{f16,q4_0}.json), or to
-# gpu-check-out/ when OUT is unset. Budget: under 10 minutes on an H200; a step that fails is
+# then prints one table. Logs and results go to $OUT (the device tool brings back 8 files; this
+# writes 7: log.txt, probe.json, conformance-{cuda,vulkan}.txt, bench.json (every Google Benchmark
+# run, keyed gemv-cuda, gemv-vulkan, prefill-builtin, prefill-cublas), sweep-{f16,q4_0}.json), or
+# to gpu-check-out/ when OUT is unset. Budget: under 10 minutes on an H200; a step that fails is
 # reported in the table and the script goes on.
 set -uo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,6 +31,22 @@ say() { echo "== $*" | tee -a "$log"; }
 # The programs run on the machine's own C library when they can, else through the bundled one.
 launch=()
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# libcublas.so.13 (else .12) from the machine: the CUDA toolkit, or pip's nvidia-cublas wheels.
+cublas_dirs=(/usr/local/cuda*/lib64 /usr/local/cuda*/lib /usr/local/cuda*/targets/*/lib)
+for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
+  cublas_dirs+=("$site/nvidia/cublas/lib" "$site/nvidia/cu13/lib")
+done
+cublas=""
+for name in libcublas.so.13 libcublas.so.12; do
+  cublas="$(find -H "${cublas_dirs[@]}" -maxdepth 1 -name "$name" 2>/dev/null | head -n 1)"
+  [ -n "$cublas" ] && break
+done
+if [ -n "$cublas" ]; then
+  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
+  say "cuBLAS: $cublas"
+else
+  say "cuBLAS: not found (searched ${cublas_dirs[*]}); gemm=cublas steps will fail"
+fi
 if ! "$bundle/bin/hwinfer" --help > /dev/null 2>&1; then
   launch=("$bundle/glibc/ld-linux-x86-64.so.2" --library-path "$bundle/glibc:$LD_LIBRARY_PATH")
   say "using the bundled C library ($bundle/glibc)"
@@ -55,21 +77,48 @@ hw --config "$config" probe --json --size-mib 1024 > "$out/probe.json" 2>> "$log
 
 for backend in cuda vulkan; do
   say "conformance ($backend)"
-  timeout 240 "${launch[@]}" "$bundle/bin/hwinfer" conformance \
+  timeout 240 "${launch[@]}" "$bundle/bin/hwinfer" --log-level info conformance \
     --plugin "$bundle/lib/hwinfer/plugins/hwinfer-$backend.so" > "$out/conformance-$backend.txt" 2>&1
   echo "exit $?" >> "$out/conformance-$backend.txt"
-  # The counts, every failing case, and the exit status.
-  grep -E "^\[  (PASSED|SKIPPED) *\] [0-9]+ test|^\[  FAILED  \]|^exit " \
+  # The gemm path, the counts, every failing case, and the exit status.
+  grep -E "gemm uses|^\[  (PASSED|SKIPPED) *\] [0-9]+ test|^\[  FAILED  \]|^exit " \
     "$out/conformance-$backend.txt" | tee -a "$log"
 done
+say "conformance (cuda, gemm=builtin, gemm cases only)"
+{
+  echo "== gemm=builtin"
+  timeout 60 "${launch[@]}" "$bundle/bin/hwinfer" conformance --option gemm=builtin \
+    --plugin "$bundle/lib/hwinfer/plugins/hwinfer-cuda.so" --gtest_filter='*Gemm*' 2>&1
+  echo "builtin exit $?"
+} | grep -E "^\[  (PASSED|SKIPPED) *\] [0-9]+ test|^\[  FAILED  \]|exit [0-9]" \
+  | tee -a "$log" >> "$out/conformance-cuda.txt"
 
-say "decode GEMVs at the llama2-7b shapes"
-for backend in cuda vulkan; do
-  timeout 150 "${launch[@]}" "$bundle/bin/hwinfer_matmul_bench" --backend="$backend" \
-    --benchmark_filter='BM_GemvLlama2_7b' --benchmark_repetitions=3 \
-    --benchmark_report_aggregates_only=true --benchmark_out="$out/gemv-$backend.json" \
+say "decode GEMVs at the llama2-7b shapes; prefill GEMMs on cuda, built-in kernel vs cuBLAS"
+matmul_bench() {  # NAME FILTER ARGS...: one Google Benchmark run into $work/NAME.json
+  local name="$1" filter="$2"
+  shift 2
+  timeout 150 "${launch[@]}" "$bundle/bin/hwinfer_matmul_bench" "$@" \
+    --benchmark_filter="$filter" --benchmark_repetitions=3 \
+    --benchmark_report_aggregates_only=true --benchmark_out="$work/$name.json" \
     --benchmark_out_format=json 2>&1 | tee -a "$log"
+}
+for backend in cuda vulkan; do
+  matmul_bench "gemv-$backend" 'BM_GemvLlama2_7b' --backend="$backend"
 done
+for gemm in builtin cublas; do
+  matmul_bench "prefill-$gemm" 'BM_PrefillTinyLlama|BM_Matmul/dtype:0/' --backend=cuda \
+    --plugin-option=gemm="$gemm"
+done
+python3 - "$work" "$out/bench.json" <<'PY'
+import json, os, sys
+runs = {}
+for name in ("gemv-cuda", "gemv-vulkan", "prefill-builtin", "prefill-cublas"):
+    try:
+        runs[name] = json.load(open(os.path.join(sys.argv[1], name + ".json")))
+    except (OSError, ValueError) as e:
+        runs[name] = {"error": str(e)}
+json.dump(runs, open(sys.argv[2], "w"))
+PY
 
 say "end to end: llama2-7b sweeps on cuda"
 for type in f16 q4_0; do

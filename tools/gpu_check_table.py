@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """tools/gpu_check_table.py OUT_DIR — the table tools/gpu-check.sh prints last, from the files it
 wrote into OUT_DIR: probe.json (`hwinfer probe --json`), conformance-<backend>.txt (the suite's
-output), gemv-<backend>.json (Google Benchmark JSON of BM_GemvLlama2_7b) and sweep-<type>.json
+output), bench.json (the Google Benchmark JSON of each run, keyed gemv-<backend> for
+BM_GemvLlama2_7b and prefill-<gemm> for BM_PrefillTinyLlama / BM_Matmul with the cuda plugin
+option gemm=builtin | cublas; older runs wrote gemv-<backend>.json instead) and sweep-<type>.json
 (`hwinfer sweep --json`). Prints Markdown: conformance counts; each GEMV's weight GB/s and its share
-of the device's measured copy bandwidth (issue 6's targets: F16 >= 90 %, Q4_0 >= 80 %); and per
-sweep point output tok/s, TTFT, TPOT and decode MBU against the spec peak (target: batch-1 f16
->= 80 %). A file that is missing or unreadable becomes a line saying so; never raises."""
+of the device's measured copy bandwidth (issue 6's targets: F16 >= 90 %, Q4_0 >= 80 %); each
+prefill GEMM's TFLOP/s with the built-in kernel and with cuBLAS; and per sweep point output tok/s,
+TTFT, TPOT and decode MBU against the spec peak (target: batch-1 f16 >= 80 %). A file that is
+missing or unreadable becomes a line saying so; never raises."""
 import json
 import os
 import re
@@ -54,10 +57,45 @@ def conformance(out):
               f"{m.group(1) if m else '?'} |")
 
 
+def bench_run(out, name):
+    """The Google Benchmark JSON of run |name| from bench.json (else the older <name>.json)."""
+    path = os.path.join(out, "bench.json")
+    if os.path.exists(path):
+        data = (load_json(path) or {}).get(name) or {}
+        if "error" in data:
+            print(f"- {name}: not available ({data['error']})")
+            return None
+        return data
+    return load_json(os.path.join(out, f"{name}.json"))
+
+
+def medians(data):
+    """{run name: benchmark} of the median aggregates (or of plain runs without aggregates)."""
+    return {b.get("run_name", b.get("name", "")): b for b in (data or {}).get("benchmarks", [])
+            if b.get("aggregate_name") in (None, "median")}
+
+
+def prefill(out):
+    print("\n| prefill GEMM (cuda) | built-in TFLOP/s | cuBLAS TFLOP/s | speed-up |\n|---|---|---|---|")
+    builtin = medians(bench_run(out, "prefill-builtin"))
+    cublas = medians(bench_run(out, "prefill-cublas"))
+    for name, b in builtin.items():
+        c = cublas.get(name, {})
+        m = re.search(r"dtype:(\d+)(/m:\d+/n:\d+/k:\d+)?", name)
+        label = re.sub(r"/manual_time$", "", name)
+        if m:
+            label = label.replace(f"dtype:{m.group(1)}", DTYPES.get(m.group(1), m.group(1)))
+        rate_b, rate_c = b.get("FLOP/s"), c.get("FLOP/s")
+        speed = f"{rate_c / rate_b:.2f}x" if rate_b and rate_c else "-"
+        text_b = f"{rate_b / 1e12:.1f}" if rate_b else b.get("error_message", "-")
+        text_c = f"{rate_c / 1e12:.1f}" if rate_c else c.get("error_message", "-")
+        print(f"| {label} | {text_b} | {text_c} | {speed} |")
+
+
 def gemv(out, copy):
     print("\n| GEMV (m = 1) | backend | n x k | GB/s | % of copy | target |\n|---|---|---|---|---|---|")
     for backend in ("cuda", "vulkan"):
-        data = load_json(os.path.join(out, f"gemv-{backend}.json"))
+        data = bench_run(out, f"gemv-{backend}")
         if not data:
             continue
         for b in data.get("benchmarks", []):
@@ -103,6 +141,7 @@ def main():
     print("## gpu-check summary")
     conformance(out)
     gemv(out, copy_bandwidths(out))
+    prefill(out)
     sweeps(out)
     return 0
 

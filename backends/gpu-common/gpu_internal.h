@@ -75,6 +75,8 @@ inline hwinfer_error* check_runtime(gpuError_t result, const char* what, const c
 void log_message(const hwinfer_host_api* host, uint32_t level, const char* format, ...)
     __attribute__((format(printf, 3, 4)));
 
+struct VendorBlas;  // vendor_blas.cpp: the prefill gemm's run-time loaded BLAS
+
 }  // namespace hwinfer::gpu
 
 struct hwinfer_plugin {
@@ -83,6 +85,7 @@ struct hwinfer_plugin {
   std::vector<hwinfer_device_info> devices;  // identity read at plugin_init; free memory per call
   std::mutex mutex;                          // guards |open|
   std::vector<bool> open;                    // [devices.size()]
+  std::shared_ptr<hwinfer::gpu::VendorBlas> blas;  // option gemm (vendor_blas.h); null: built-in
 };
 
 struct hwinfer_device {

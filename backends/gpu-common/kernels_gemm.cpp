@@ -3,17 +3,19 @@
 // non-negative element strides, fp32 accumulation. Routes, from the descriptor alone (never from
 // buffer contents):
 //   m <= kGemvMaxRows (8, decode) -> gemv.cu (weights read once; 16-byte loads where aligned);
-//   otherwise                     -> gemm.cu's tiled kernel.
+//   otherwise                     -> the vendor BLAS when the plugin loaded one (option gemm,
+//                                    vendor_blas.h) and it takes these operands, else gemm.cu's
+//                                    tiled kernel.
 // gemm_limits adds what these kernels cannot run (strides that are not whole non-negative
-// elements, dimensions of 2^31 or more) as UNSUPPORTED with the reason. No cuBLAS / hipBLAS: the
-// plugin must load without the vendor's BLAS libraries (a run-time loaded BLAS for prefill is the
-// next step, see gemm.cu).
+// elements, dimensions of 2^31 or more) as UNSUPPORTED with the reason. No link-time BLAS: the
+// plugin must load without the vendor's BLAS libraries (vendor_blas.cpp dlopens cuBLAS).
 #include <cinttypes>
 
 #include "common/dtype_info.h"
 #include "common/kernel_checks.h"
 #include "kernel_util.h"
 #include "launch.h"
+#include "vendor_blas.h"
 
 namespace hwinfer::gpu {
 
@@ -52,6 +54,10 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
     GPU_RETURN_IF_ERROR(require_non_null(stream, "gemm: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "gemm: desc"));
     GPU_RETURN_IF_ERROR(backend::check_gemm(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(use_device(stream->device, "gemm"));
+    bool vendor = false;
+    GPU_RETURN_IF_ERROR(try_vendor_gemm(stream, *desc, &vendor));
+    if (vendor) return nullptr;
     GemmProblem problem{};
     problem.m = desc->m;
     problem.n = desc->n;
@@ -72,7 +78,6 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
       problem.a.col_stride = 1;
       problem.b.row_stride = 1;
     }
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "gemm"));
     const gpuError_t result = problem.m <= kGemvMaxRows
                                   ? launch_gemv(problem, stream->stream)
                                   : launch_gemm_tiled(problem, stream->stream);

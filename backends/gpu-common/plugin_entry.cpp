@@ -6,7 +6,8 @@
 // `hwinfer devices` prints the reason of every plugin with none).
 //
 // The vendor runtime stays loaded for the life of the process once plugin_init has run (see
-// pin_vendor_runtime). Options (plugin_init): none yet; any key is INVALID_ARGUMENT.
+// pin_vendor_runtime). Options (plugin_init): gemm (vendor_blas.h); any other key is
+// INVALID_ARGUMENT.
 // Must not print, abort or throw across the ABI.
 #include <dlfcn.h>
 #include <link.h>
@@ -20,6 +21,7 @@
 #include "common/plugin_options.h"
 #include "common/plugin_query.h"
 #include "gpu_internal.h"
+#include "vendor_blas.h"
 
 namespace hwinfer::gpu {
 
@@ -63,13 +65,21 @@ const hwinfer_plugin_api kApi = {
     .graph_destroy = &graph_destroy,
 };
 
-hwinfer_error* check_plugin_options(const hwinfer_option* options, size_t n_options) {
+// The plugin options: `gemm` (vendor_blas.h: auto | cublas | builtin); any other key is
+// INVALID_ARGUMENT naming it.
+hwinfer_error* check_plugin_options(const hwinfer_option* options, size_t n_options,
+                                    GemmOption* gemm) {
   GPU_RETURN_IF_ERROR(backend::check_option_array(kPluginName, "plugin_init", options, n_options));
+  *gemm = GemmOption::kAuto;
   for (size_t i = 0; i < n_options; ++i) {
     GPU_RETURN_IF_ERROR(backend::check_option(kPluginName, "plugin_init", options[i], i));
+    if (std::strcmp(options[i].key, "gemm") == 0) {
+      GPU_RETURN_IF_ERROR(parse_gemm_option(options[i].value, gemm));
+      continue;
+    }
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "%s plugin_init: unknown option '%s' (value '%s'); the %s plugin "
-                              "has no plugin options yet",
+                              "knows gemm (auto, cublas, builtin)",
                               kPluginName, options[i].key, options[i].value, kPluginName);
   }
   return nullptr;
@@ -117,10 +127,12 @@ hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* o
   return guarded("plugin_init", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(host, "plugin_init: host"));
     GPU_RETURN_IF_ERROR(require_non_null(out, "plugin_init: out"));
-    GPU_RETURN_IF_ERROR(check_plugin_options(options, n_options));
+    GemmOption gemm = GemmOption::kAuto;
+    GPU_RETURN_IF_ERROR(check_plugin_options(options, n_options, &gemm));
     auto plugin = std::make_unique<hwinfer_plugin>();
     plugin->host = host;
     enumerate_devices(plugin.get());
+    GPU_RETURN_IF_ERROR(select_gemm_path(plugin.get(), gemm));
     pin_vendor_runtime();
     if (plugin->devices.empty()) {
       log_message(host, HWINFER_LOG_INFO, "no devices: %s", plugin->unavailable_reason.c_str());

@@ -108,6 +108,9 @@ StatusOr<Discovery> FromConfig(const BackendSelection& selection) {
     }
     config.backends = std::move(kept);
   }
+  for (BackendConfig& backend : config.backends) {
+    for (const auto& [key, value] : selection.plugin_options) backend.options[key] = value;
+  }
   config.allow_duplicate_devices = true;  // test every plugin's view of a shared device
   HWINFER_ASSIGN_OR_RETURN(Registry registry, Registry::FromConfig(config));
   Discovery discovery;
@@ -135,6 +138,16 @@ StatusOr<Discovery> FromConfig(const BackendSelection& selection) {
 
 }  // namespace
 
+Status AddPluginOption(const std::string& text, OptionMap& options) {
+  const size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0) {
+    return InvalidArgument("--option '" + text + "': expected KEY=VALUE (a plugin option, e.g. " +
+                           "gemm=builtin)");
+  }
+  options[text.substr(0, equals)] = text.substr(equals + 1);
+  return Status::Ok();
+}
+
 std::string ConformanceBackend::label() const {
   if (!has_device()) return name + " (no device)";
   return name + ":" + std::to_string(ordinal);
@@ -143,7 +156,7 @@ std::string ConformanceBackend::label() const {
 StatusOr<Discovery> DiscoverBackends(const BackendSelection& selection) {
   if (!selection.plugin_file.empty()) {
     Discovery discovery;
-    HWINFER_RETURN_IF_ERROR(LoadInto(selection.plugin_file, {}, discovery));
+    HWINFER_RETURN_IF_ERROR(LoadInto(selection.plugin_file, selection.plugin_options, discovery));
     return discovery;
   }
   if (!selection.config_file.empty()) return FromConfig(selection);
@@ -152,11 +165,11 @@ StatusOr<Discovery> DiscoverBackends(const BackendSelection& selection) {
   Discovery discovery;
   if (!selection.backend.empty()) {
     HWINFER_ASSIGN_OR_RETURN(std::string path, FindPluginFile(selection.backend, search_paths));
-    HWINFER_RETURN_IF_ERROR(LoadInto(path, {}, discovery));
+    HWINFER_RETURN_IF_ERROR(LoadInto(path, selection.plugin_options, discovery));
     return discovery;
   }
   for (const std::string& path : DiscoverPluginFiles(search_paths)) {
-    Status loaded = LoadInto(path, {}, discovery);
+    Status loaded = LoadInto(path, selection.plugin_options, discovery);
     if (!loaded.ok()) discovery.load_errors.push_back(std::move(loaded));
   }
   return discovery;

@@ -28,7 +28,14 @@ struct BackendSelection {
   std::string backend;                    // --backend: only this backend
   std::string config_file;                // --config: the backends and devices it selects
   std::vector<std::string> plugin_paths;  // --plugin-path: searched first
+  // --option KEY=VALUE: plugin_init options of every plugin loaded (with --config, they override
+  // the config's `options:` of every backend).
+  OptionMap plugin_options;
 };
+
+// Adds one --option argument, "KEY=VALUE" (split at the first '='), to |options|.
+// InvalidArgument naming the text when it has no '=' or an empty key.
+Status AddPluginOption(const std::string& text, OptionMap& options);
 
 // One device of one backend under test, or a backend that has no usable device.
 struct ConformanceBackend {

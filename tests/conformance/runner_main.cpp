@@ -1,7 +1,8 @@
 // runner_main.cpp — hwinfer_conformance_tests, the ctest runner: the conformance suite on every
 // plugin in the plugin search path (HWINFER_PLUGIN_PATH, then the build tree's plugin folder).
 // Accepts the same selection flags as `hwinfer conformance` (--plugin FILE, --backend NAME,
-// --expectations FILE, --plugin-path DIR) and passes --gtest_* flags through. Only argument
+// --expectations FILE, --plugin-path DIR, --option KEY=VALUE: a plugin option, repeatable) and
+// passes --gtest_* flags through. Only argument
 // handling lives here; everything else is RunConformance's.
 #include <cstdio>
 #include <string>
@@ -26,11 +27,13 @@ int main(int argc, char** argv) {
       }
     }
     const bool is_path = arg == "--plugin-path" || arg.rfind("--plugin-path=", 0) == 0;
-    if (target == nullptr && !is_path) {
+    const bool is_option = arg == "--option" || arg.rfind("--option=", 0) == 0;
+    if (target == nullptr && !is_path && !is_option) {
       passed_on.push_back(argv[i]);
       continue;
     }
     if (is_path) flag = "--plugin-path";
+    if (is_option) flag = "--option";
     std::string value;
     if (arg.size() > flag.size()) {
       value = arg.substr(flag.size() + 1);
@@ -42,6 +45,13 @@ int main(int argc, char** argv) {
     }
     if (is_path) {
       options.selection.plugin_paths.push_back(value);
+    } else if (is_option) {
+      if (auto added =
+              hwinfer::conformance::AddPluginOption(value, options.selection.plugin_options);
+          !added.ok()) {
+        std::fprintf(stderr, "conformance: error: %s\n", added.message().c_str());
+        return 2;
+      }
     } else {
       *target = value;
     }

@@ -1,7 +1,8 @@
 // conformance_command.cpp — `hwinfer conformance [--backend NAME | --plugin FILE]
-// [--expectations FILE] [--gtest_* ...]`: runs the conformance suite (tests/conformance) on the
-// chosen backends and exits non-zero on any failure or when zero cases ran. Only maps the command
-// line onto RunConformance; the suite itself lives in the hwinfer_conformance library.
+// [--expectations FILE] [--option KEY=VALUE ...] [--gtest_* ...]`: runs the conformance suite
+// (tests/conformance) on the chosen backends and exits non-zero on any failure or when zero cases
+// ran. Only maps the command line onto RunConformance; the suite itself lives in the
+// hwinfer_conformance library.
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@ struct ConformanceCommandOptions {
   std::string backend;
   std::string plugin;
   std::string expectations;
+  std::vector<std::string> plugin_options;  // --option KEY=VALUE
 };
 
 int RunConformanceCommand(const GlobalOptions& global, const ConformanceCommandOptions& options,
@@ -32,6 +34,12 @@ int RunConformanceCommand(const GlobalOptions& global, const ConformanceCommandO
   run.selection.config_file = global.config_file;
   run.selection.plugin_paths = global.plugin_paths;
   run.expectations_file = options.expectations;
+  for (const std::string& option : options.plugin_options) {
+    if (Status added = conformance::AddPluginOption(option, run.selection.plugin_options);
+        !added.ok()) {
+      return ReportError(added);
+    }
+  }
 
   std::vector<std::string> storage = {"hwinfer conformance"};
   storage.insert(storage.end(), gtest_args.begin(), gtest_args.end());
@@ -60,6 +68,11 @@ void AddConformanceCommand(CLI::App& app, const GlobalOptions& global, int& exit
   command->add_option("--expectations", options->expectations,
                       "Unsupported / expected-failure declarations (YAML) for the backend(s) "
                       "under test, instead of the in-tree or installed <backend>.yaml");
+  command
+      ->add_option("--option", options->plugin_options,
+                   "A plugin option KEY=VALUE passed to every plugin's plugin_init (repeatable; "
+                   "e.g. --option gemm=builtin for the GPU plugins)")
+      ->allow_extra_args(false);
   command->allow_extras();
   command->callback([&global, &exit_code, options, command] {
     exit_code = RunConformanceCommand(global, *options, command->remaining());
