@@ -307,8 +307,9 @@ hwinfer_error* try_vendor_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc& 
       (c.type != blas::kF32 && c.type != a.type)) {
     return nullptr;
   }
-  // The stream's scratch area is the handle's workspace while this stream uses it (growing it
-  // waits for the stream, so it is taken before the lock).
+  // The stream's scratch area (while capturing: the graph's, graph.cpp) is the handle's workspace
+  // while this stream uses it; it holds at least kWorkspaceBytes. Growing it waits for the stream,
+  // so it is taken before the lock.
   uint8_t* workspace = nullptr;
   GPU_RETURN_IF_ERROR(stream_scratch(stream, blas::kWorkspaceBytes, &workspace));
   std::lock_guard<std::mutex> lock(vendor->mutex);
@@ -319,7 +320,7 @@ hwinfer_error* try_vendor_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc& 
   // SetStream first: it resets the workspace to the library's own.
   GPU_RETURN_IF_ERROR(check_blas(lib.set_stream(handle, stream->stream), "SetStream"));
   GPU_RETURN_IF_ERROR(
-      check_blas(lib.set_workspace(handle, workspace, stream->scratch_bytes), "SetWorkspace"));
+      check_blas(lib.set_workspace(handle, workspace, blas::kWorkspaceBytes), "SetWorkspace"));
   // Column-major: C^T [n, m] = op(B)^T [n, k] @ A^T [k, m] (see vendor_blas.h).
   const float alpha = desc.alpha;
   const float beta = desc.beta;

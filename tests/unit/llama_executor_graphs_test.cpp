@@ -70,7 +70,7 @@ std::vector<StepRecord> RunScript(LlamaExecutor& executor) {
     record.replayed = executor.last_step().graph_replayed;
     record.captured = executor.last_step().graph_captured;
     record.kernels = executor.last_step().kernels;
-    record.bytes = executor.last_step().cost.bytes_read + executor.last_step().cost.bytes_written;
+    record.bytes = executor.last_step().cost.bytes;
     records.push_back(record);
     return record.logits;
   };
