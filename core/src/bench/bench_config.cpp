@@ -37,9 +37,8 @@ const std::vector<std::string_view> kWorkloadKeys = {
     "num_requests", "arrivals", "rate", "burstiness", "max_concurrency",
     "input",        "output",   "file", "seed"};
 const std::vector<std::string_view> kSchedulerKeys = {
-    "mode",          "max_batch_tokens", "max_sequences",   "batch_timeout_ms",  "ageing_s",
-    "kv_block_size", "kv_dtype",         "kv_cache_tokens", "memory_utilization",
-    "decode_graphs"};
+    "mode",          "max_batch_tokens", "max_sequences",   "batch_timeout_ms",   "ageing_s",
+    "kv_block_size", "kv_dtype",         "kv_cache_tokens", "memory_utilization", "decode_graphs"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
 const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens"};

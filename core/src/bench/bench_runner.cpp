@@ -370,14 +370,17 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                    {"context_length", shape.context_length},
                    {"kv_bytes_per_token", executor->kv_bytes_per_token()}};
   json["workload"] = WorkloadJson(config.workload);
-  json["scheduler"] = {
-      {"mode", BatchingModeName(so.mode)}, {"max_batch_tokens", so.max_batch_tokens},
-      {"max_sequences", so.max_sequences}, {"batch_timeout_s", so.batch_timeout_s},
-      {"ageing_s", so.ageing_s},           {"kv_block_size", eo.kv_block_size},
-      {"kv_dtype", config.kv_dtype},       {"kv_cache_tokens", eo.kv_cache_tokens},
-      {"decode_graphs", eo.decode_graphs},
-      {"decode_graphs_captured", executor->decode_graphs_captured()},
-      {"fused_rope_kv_append", executor->fuses_rope_kv_append()}};
+  json["scheduler"] = {{"mode", BatchingModeName(so.mode)},
+                       {"max_batch_tokens", so.max_batch_tokens},
+                       {"max_sequences", so.max_sequences},
+                       {"batch_timeout_s", so.batch_timeout_s},
+                       {"ageing_s", so.ageing_s},
+                       {"kv_block_size", eo.kv_block_size},
+                       {"kv_dtype", config.kv_dtype},
+                       {"kv_cache_tokens", eo.kv_cache_tokens},
+                       {"decode_graphs", eo.decode_graphs},
+                       {"decode_graphs_captured", executor->decode_graphs_captured()},
+                       {"fused_rope_kv_append", executor->fuses_rope_kv_append()}};
   json["slo"] = {{"ttft_ms", config.slo.ttft_ms},
                  {"tpot_ms", config.slo.tpot_ms},
                  {"e2el_ms", config.slo.e2el_ms}};

@@ -343,8 +343,7 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   // copy just uploaded.
   const hwinfer_buffer* activations = impl.activations.handle();
   const uint64_t ints_begin = impl.layout.ints;
-  const IntArrayReader read_ints = [&](const hwinfer_tensor_view& view,
-                                       std::vector<int32_t>* out) {
+  const IntArrayReader read_ints = [&](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
     if (view.buffer != activations || view.offset_bytes < ints_begin || view.rank < 1) {
       return false;
     }
@@ -372,13 +371,11 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   if (graph_step) {
     HWINFER_ASSIGN_OR_RETURN(const Graph* graph, DecodeGraph(shape));
     HWINFER_RETURN_IF_ERROR(graph->Launch(stream).WithContext("decode graph"));
-    HWINFER_RETURN_IF_ERROR(
-        impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, count));
+    HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, count));
     HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, count));
     last_step_.graph_replayed = true;
   } else {
-    HWINFER_RETURN_IF_ERROR(
-        impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, launch));
+    HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, launch));
     const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
     if (!shape.logits_from_normed) {
       for (size_t i = 0; i < wanted.size(); ++i) {
@@ -398,7 +395,8 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   }
   HWINFER_RETURN_IF_ERROR(impl.step_end.Record(stream));
   HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext("executor step"));
-  HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns, Event::ElapsedNs(impl.step_start, impl.step_end));
+  HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns,
+                           Event::ElapsedNs(impl.step_start, impl.step_end));
   last_step_.device_seconds = static_cast<double>(step_ns) * 1e-9;
 
   std::vector<std::vector<float>> result(batch.size());
