@@ -14,9 +14,11 @@
 #   4. end to end: `hwinfer sweep` of llama2-7b in f16 and q4_0 (weights: dummy, nothing to load)
 #      at batch 1, 8, 32 on cuda: output tok/s, TTFT, TPOT, decode MBU against the spec peak
 #      (configs/hardware/h200.yaml, matched by the device name);
+#      and batch 1 in f16 again with decode graphs off (scheduler.decode_graphs: false);
 # then prints one table. Logs and results go to $OUT (the device tool brings back 8 files; this
-# writes 7: log.txt, probe.json, conformance-{cuda,vulkan}.txt, bench.json (every Google Benchmark
-# run, keyed gemv-cuda, gemv-vulkan, prefill-builtin, prefill-cublas), sweep-{f16,q4_0}.json), or
+# writes 8: log.txt, probe.json, conformance-{cuda,vulkan}.txt, bench.json (every Google Benchmark
+# run, keyed gemv-cuda, gemv-vulkan, prefill-builtin, prefill-cublas),
+# sweep-{f16,q4_0,f16-nographs}.json), or
 # to gpu-check-out/ when OUT is unset. Budget: under 10 minutes on an H200; a step that fails is
 # reported in the table and the script goes on.
 set -uo pipefail
@@ -121,19 +123,25 @@ json.dump(runs, open(sys.argv[2], "w"))
 PY
 
 say "end to end: llama2-7b sweeps on cuda"
-for type in f16 q4_0; do
-  sweep_config="$work/llama2-7b-$type.yaml"
+# NAME TYPE GRAPHS BATCHES: one sweep into $out/sweep-NAME.json.
+sweep() {
+  local name="$1" type="$2" graphs="$3" batches="$4" sweep_config="$work/llama2-7b-$1.yaml"
   cat > "$sweep_config" <<YAML
 plugin_paths: ["$bundle/lib/hwinfer/plugins"]
 backends: [{name: cuda}]
 model: {shape: "$repo/configs/models/llama2-7b.yaml", type: $type, weights: dummy}
 workload: {arrivals: offline, input: 128, output: 64, seed: 0}
 scheduler: {mode: continuous, max_batch_tokens: 4096, kv_block_size: 16, kv_dtype: f16,
-            kv_cache_tokens: 32768}
+            kv_cache_tokens: 32768, decode_graphs: $graphs}
 YAML
-  timeout 200 "${launch[@]}" "$bundle/bin/hwinfer" sweep --config "$sweep_config" --batch 1,8,32 \
-    --requests-per-batch 1 --json "$out/sweep-$type.json" --no-progress 2>&1 | tee -a "$log"
-done
+  timeout 200 "${launch[@]}" "$bundle/bin/hwinfer" sweep --config "$sweep_config" \
+    --batch "$batches" --requests-per-batch 1 --json "$out/sweep-$name.json" --no-progress 2>&1 |
+    tee -a "$log"
+}
+sweep f16 f16 true 1,8,32
+sweep q4_0 q4_0 true 1,8,32
+# What the decode graphs are worth: batch 1 again with every kernel launched one by one.
+sweep f16-nographs f16 false 1
 
 say "summary"
 python3 "$repo/tools/gpu_check_table.py" "$out" | tee -a "$log"

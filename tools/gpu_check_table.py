@@ -4,7 +4,7 @@ wrote into OUT_DIR: probe.json (`hwinfer probe --json`), conformance-<backend>.t
 output), bench.json (the Google Benchmark JSON of each run, keyed gemv-<backend> for
 BM_GemvLlama2_7b and prefill-<gemm> for BM_PrefillTinyLlama / BM_Matmul with the cuda plugin
 option gemm=builtin | cublas; older runs wrote gemv-<backend>.json instead) and sweep-<type>.json
-(`hwinfer sweep --json`). Prints Markdown: conformance counts; each GEMV's weight GB/s and its share
+(`hwinfer sweep --json`; sweep-f16-nographs.json: batch 1 with decode graphs off). Prints Markdown: conformance counts; each GEMV's weight GB/s and its share
 of the device's measured copy bandwidth (issue 6's targets: F16 >= 90 %, Q4_0 >= 80 %); each
 prefill GEMM's TFLOP/s with the built-in kernel and with cuBLAS; and per sweep point output tok/s,
 TTFT, TPOT and decode MBU against the spec peak (target: batch-1 f16 >= 80 %). A file that is
@@ -121,13 +121,14 @@ def gemv(out, copy):
 def sweeps(out):
     print("\n| llama2-7b | batch | output tok/s | median TTFT ms | median TPOT ms | decode MBU "
           "(spec) |\n|---|---|---|---|---|---|")
-    for weight_type in ("f16", "q4_0"):
+    for weight_type, label in (("f16", "f16"), ("q4_0", "q4_0"),
+                               ("f16-nographs", "f16, no decode graphs")):
         data = load_json(os.path.join(out, f"sweep-{weight_type}.json"))
         if not data:
             continue
         for point in data.get("points", []):
             mbu = point.get("phases", {}).get("decode", {}).get("mbu_spec", 0.0)
-            print(f"| {weight_type} | {point.get('batch')} | "
+            print(f"| {label} | {point.get('batch')} | "
                   f"{point.get('output_throughput', 0):.0f} | "
                   f"{point.get('median_ttft_ms', 0):.1f} | {point.get('median_tpot_ms', 0):.2f} | "
                   f"{mbu:.1%} |")

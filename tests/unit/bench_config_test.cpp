@@ -61,6 +61,7 @@ scheduler:
   kv_dtype: i8
   kv_cache_tokens: 4096
   memory_utilization: 0.5
+  decode_graphs: false
 metrics:
   slo: {ttft_ms: 500, tpot_ms: 50, e2el_ms: 0}
 output:
@@ -101,6 +102,7 @@ output:
   EXPECT_EQ(config->kv_dtype, "i8");
   EXPECT_EQ(config->kv_cache_tokens, 4096);
   EXPECT_EQ(config->memory_utilization, 0.5);
+  EXPECT_FALSE(config->decode_graphs);
   EXPECT_EQ(config->slo.ttft_ms, 500);
   EXPECT_EQ(config->slo.tpot_ms, 50);
   EXPECT_EQ(config->slo.e2el_ms, 0);
@@ -130,6 +132,7 @@ TEST(BenchConfigTest, OmittedKeysKeepTheDefaults) {
   EXPECT_EQ(config->kv_block_size, 16);
   EXPECT_EQ(config->kv_dtype, "f16");
   EXPECT_EQ(config->memory_utilization, 0.9);
+  EXPECT_TRUE(config->decode_graphs) << "decode graphs are on unless turned off";
   EXPECT_FALSE(config->slo.any());
   EXPECT_EQ(config->json_out, "");
   EXPECT_EQ(config->backend, "");
@@ -187,6 +190,8 @@ TEST(BenchConfigErrorTest, WrongTypesAndRangesNameKeyAndForm) {
                 "bench.yaml:2:21: 'max_batch_tokens' must be an integer >= 1 (tokens per step); "
                 "got '0'");
   ExpectInvalid("scheduler:\n  max_sequences: -4\n", "'max_sequences' must be an integer >= 1");
+  ExpectInvalid("scheduler: {decode_graphs: sometimes}\n",
+                "'decode_graphs' must be true or false; got 'sometimes'");
   ExpectInvalid("scheduler: {max_sequences: many}\n",
                 "'max_sequences' must be an integer >= 1 (sequences per step); got 'many'");
   ExpectInvalid("workload:\n  num_requests: 0\n",
