@@ -285,6 +285,11 @@ emuError_t emuStreamEndCapture(emuStream_t stream, emuGraph_t* graph) {
   const std::unique_ptr<EmuCapture> capture = std::move(stream->capture);
   *graph = nullptr;
   if (capture->invalidated) return emuErrorStreamCaptureInvalidated;
+  // Test hook: every capture fails as an invalidated one would (the executor's fallback to direct
+  // launches is tested with it).
+  if (std::getenv("HWINFER_GPUEMU_CAPTURE_FAULT") != nullptr) {
+    return emuErrorStreamCaptureInvalidated;
+  }
   *graph = new EmuGraph{std::move(capture->operations)};
   return emuSuccess;
 }

@@ -4,6 +4,7 @@
 // cannot capture. The same steps run with graphs and without must give bit-identical logits:
 // replaying a graph launches exactly the kernels a direct step launches, on the same buffers.
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <map>
@@ -175,6 +176,28 @@ TEST_F(ExecutorGraphsOnGpuEmu, ABadStepLeavesTheGraphsUsable) {
   ASSERT_TRUE(after.ok()) << after.status().ToString();
   EXPECT_TRUE(executor->last_step().graph_replayed);
   EXPECT_FALSE(executor->last_step().graph_captured);
+}
+
+// A device that offers graphs but fails to capture (the emulator's HWINFER_GPUEMU_CAPTURE_FAULT
+// spoils every capture) costs nothing but the graphs: the executor runs the same steps directly,
+// with the same logits.
+TEST_F(ExecutorGraphsOnGpuEmu, AFailedCaptureFallsBackToDirectLaunches) {
+  auto device = Emulator();
+  ASSERT_NE(device, nullptr);
+  auto direct = MakeExecutor(device, false);
+  auto faulty = MakeExecutor(device, true);
+  ASSERT_NE(direct, nullptr);
+  ASSERT_NE(faulty, nullptr);
+  const std::vector<StepRecord> expected = RunScript(*direct);
+  ASSERT_EQ(setenv("HWINFER_GPUEMU_CAPTURE_FAULT", "1", 1), 0);
+  const std::vector<StepRecord> fallen_back = RunScript(*faulty);
+  ASSERT_EQ(unsetenv("HWINFER_GPUEMU_CAPTURE_FAULT"), 0);
+  ASSERT_EQ(fallen_back.size(), expected.size());
+  for (size_t s = 0; s < expected.size(); ++s) {
+    EXPECT_EQ(fallen_back[s].logits, expected[s].logits) << "step " << s;
+    EXPECT_FALSE(fallen_back[s].replayed) << "step " << s;
+  }
+  EXPECT_EQ(faulty->decode_graphs_captured(), 0u);
 }
 
 // The CPU plugin has no graph slots: decode_graphs changes nothing there.

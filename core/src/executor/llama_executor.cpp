@@ -10,6 +10,7 @@
 #include <set>
 
 #include "executor_internal.h"
+#include "hwinfer/log.h"
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
@@ -368,8 +369,21 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   // A decode-only step whose rows are the logits rows depends on its batch size alone: replay.
   const bool graph_step = impl.use_graphs && shape.n_prefill_seqs == 0 &&
                           shape.logits_from_normed && shape.n_logits == shape.n_decode_seqs;
+  const Graph* graph = nullptr;
   if (graph_step) {
-    HWINFER_ASSIGN_OR_RETURN(const Graph* graph, DecodeGraph(shape));
+    StatusOr<const Graph*> captured = DecodeGraph(shape);
+    if (captured.ok()) {
+      graph = *captured;
+    } else {
+      // The device offered graphs but could not capture this step: run it and every later step
+      // directly (the same kernels), and say why once.
+      impl.use_graphs = false;
+      Log(LogLevel::kWarning, "executor",
+          fmt::format("{}: decode graphs are off for this executor; capturing failed: {}",
+                      device_->id(), captured.status().ToString()));
+    }
+  }
+  if (graph != nullptr) {
     HWINFER_RETURN_IF_ERROR(graph->Launch(stream).WithContext("decode graph"));
     HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, count));
     HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, count));
