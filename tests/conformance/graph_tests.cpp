@@ -131,6 +131,15 @@ struct Chain {
            RequireKernel(device, AsKernelDesc(silu));
   }
 
+  // out after |launches| replays of |graph| in a row, from a poisoned out.
+  StatusOr<std::vector<uint8_t>> Replay(Stream& stream, const Graph& graph,
+                                        int launches = 1) const {
+    HWINFER_RETURN_IF_ERROR(Upload(stream, out, std::vector<uint8_t>(kOutBytes, kPoisonByte)));
+    for (int r = 0; r < launches; ++r) HWINFER_RETURN_IF_ERROR(graph.Launch(stream));
+    HWINFER_RETURN_IF_ERROR(stream.Synchronize());
+    return Download(stream, out);
+  }
+
   // Enqueues the four steps (directly, or into a capture).
   Status Enqueue(Stream& stream) const {
     HWINFER_RETURN_IF_ERROR(stream.Launch(AsKernelDesc(norm)));
@@ -181,10 +190,7 @@ TEST_P(GraphTest, CapturedChainReplaysLikeDirectLaunches) {
 
     for (int replays = 1; replays <= 2; ++replays) {
       SCOPED_TRACE(testing::Message() << replays << " replay(s) in a row");
-      ASSERT_OK(Upload(stream(), chain.out, poison));
-      for (int r = 0; r < replays; ++r) ASSERT_OK(graph.Launch(stream()));
-      ASSERT_OK(stream().Synchronize());
-      ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> replayed, Download(stream(), chain.out));
+      ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> replayed, chain.Replay(stream(), graph, replays));
       EXPECT_TRUE(BytesEqual(replayed.data(), direct.data(), direct.size(),
                              "out of the graph vs. the direct launches"));
     }
@@ -233,10 +239,7 @@ TEST_P(GraphTest, CapturingStreamRefusesWhatCannotBeCaptured) {
   ASSERT_OK(chain.Enqueue(stream()));
   ASSERT_OK(stream().Synchronize());
   ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> direct, Download(stream(), chain.out));
-  ASSERT_OK(Upload(stream(), chain.out, std::vector<uint8_t>(Chain::kOutBytes, kPoisonByte)));
-  ASSERT_OK(graph.Launch(stream()));
-  ASSERT_OK(stream().Synchronize());
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> replayed, Download(stream(), chain.out));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> replayed, chain.Replay(stream(), graph));
   EXPECT_TRUE(BytesEqual(replayed.data(), direct.data(), direct.size(),
                          "out of the graph captured around the refusals vs. direct launches"));
 }
@@ -289,10 +292,7 @@ TEST_P(GraphTest, FailedEnqueueSpoilsTheCapture) {
   ASSERT_OK(stream().BeginCapture());
   ASSERT_OK(chain.Enqueue(stream()));
   ASSERT_OK_AND_ASSIGN(Graph graph, stream().EndCapture());
-  ASSERT_OK(Upload(stream(), chain.out, std::vector<uint8_t>(Chain::kOutBytes, kPoisonByte)));
-  ASSERT_OK(graph.Launch(stream()));
-  ASSERT_OK(stream().Synchronize());
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> replayed, Download(stream(), chain.out));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> replayed, chain.Replay(stream(), graph));
   EXPECT_TRUE(BytesEqual(replayed.data(), direct.data(), direct.size(),
                          "out of a capture after the spoiled ones vs. direct launches"));
 }
