@@ -132,8 +132,11 @@ hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* o
     auto plugin = std::make_unique<hwinfer_plugin>();
     plugin->host = host;
     enumerate_devices(plugin.get());
-    GPU_RETURN_IF_ERROR(select_gemm_path(plugin.get(), gemm));
+    // The vendor runtime is initialised now: pin it before anything below can fail (a failed
+    // plugin_init is dlclosed too, and the runtime's allocations must stay reachable; the HIP
+    // runtime leaked ~1 KB under LeakSanitizer when gemm=cublas was refused after its init).
     pin_vendor_runtime();
+    GPU_RETURN_IF_ERROR(select_gemm_path(plugin.get(), gemm));
     if (plugin->devices.empty()) {
       log_message(host, HWINFER_LOG_INFO, "no devices: %s", plugin->unavailable_reason.c_str());
     }
