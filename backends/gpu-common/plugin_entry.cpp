@@ -127,6 +127,16 @@ hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* o
   return guarded("plugin_init", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(host, "plugin_init: host"));
     GPU_RETURN_IF_ERROR(require_non_null(out, "plugin_init: out"));
+    // This plugin stays mapped once loaded, even when plugin_init fails below: hipcc's module
+    // constructor registered the kernels' code object with the HIP runtime at load, and the only
+    // pointer to what that allocated is in this library's data; unmapping it (the host dlcloses a
+    // plugin whose init failed) turned that into a leak under LeakSanitizer.
+    Dl_info self{};
+    if (dladdr(reinterpret_cast<void*>(&plugin_init), &self) != 0 && self.dli_fname != nullptr) {
+      if (void* handle = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
+        dlclose(handle);  // drops the reference just taken; NODELETE stays
+      }
+    }
     GemmOption gemm = GemmOption::kAuto;
     GPU_RETURN_IF_ERROR(check_plugin_options(options, n_options, &gemm));
     auto plugin = std::make_unique<hwinfer_plugin>();
