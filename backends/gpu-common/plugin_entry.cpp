@@ -90,6 +90,13 @@ hwinfer_error* check_plugin_options(const hwinfer_option* options, size_t n_opti
 // own globals point to; when the host dlcloses this plugin they would be unloaded with it and
 // LeakSanitizer would report those allocations as leaks. Pinned, they stay reachable, as the
 // Vulkan backend pins the drivers its loader brought in (vk_loader.cpp).
+// Marks the already-loaded library |path| RTLD_NODELETE (nothing when it is not loaded).
+void pin_loaded_library(const char* path) {
+  if (void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
+    dlclose(handle);  // drops the reference just taken; NODELETE stays
+  }
+}
+
 void pin_vendor_runtime() {
   dl_iterate_phdr(
       [](dl_phdr_info* info, size_t, void*) -> int {
@@ -97,10 +104,7 @@ void pin_vendor_runtime() {
         if (path == nullptr || path[0] == '\0') return 0;
         const char* slash = std::strrchr(path, '/');
         const char* file = slash != nullptr ? slash + 1 : path;
-        if (std::strncmp(file, "hwinfer-", 8) == 0) return 0;
-        if (void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
-          dlclose(handle);  // drops the reference just taken; NODELETE stays
-        }
+        if (std::strncmp(file, "hwinfer-", 8) != 0) pin_loaded_library(path);
         return 0;
       },
       nullptr);
@@ -133,9 +137,7 @@ hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* o
     // plugin whose init failed) turned that into a leak under LeakSanitizer.
     Dl_info self{};
     if (dladdr(reinterpret_cast<void*>(&plugin_init), &self) != 0 && self.dli_fname != nullptr) {
-      if (void* handle = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
-        dlclose(handle);  // drops the reference just taken; NODELETE stays
-      }
+      pin_loaded_library(self.dli_fname);
     }
     GemmOption gemm = GemmOption::kAuto;
     GPU_RETURN_IF_ERROR(check_plugin_options(options, n_options, &gemm));
