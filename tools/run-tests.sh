@@ -6,9 +6,19 @@ set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
+# ctest in BUILD_DIR; when a test fails, the digest of why comes last (a log's tail names it).
+run_ctest() {
+  local rc=0
+  ctest --test-dir "$1" --output-on-failure -j "$jobs" || rc=$?
+  if ((rc != 0)); then
+    "$repo/tools/ctest-failure-digest.sh" "$1"
+    exit "$rc"
+  fi
+}
+
 echo "== build and test (build/) =="
 "$repo/tools/setup.sh" "$repo/build" -DHWINFER_WARNINGS_AS_ERRORS=ON
-ctest --test-dir "$repo/build" --output-on-failure -j "$jobs"
+run_ctest "$repo/build"
 
 echo "== ASan + UBSan build and test (build-asan/) =="
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1"
@@ -16,4 +26,4 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 "$repo/tools/setup.sh" "$repo/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
   -DHWINFER_SANITIZE=address,undefined -DHWINFER_WARNINGS_AS_ERRORS=ON \
   -DHWINFER_BUILD_BENCHMARKS=OFF
-ctest --test-dir "$repo/build-asan" --output-on-failure -j "$jobs"
+run_ctest "$repo/build-asan"
