@@ -11,6 +11,7 @@
 
 #include "executor_internal.h"
 #include "hwinfer/log.h"
+#include "hwinfer/plugin_support.h"
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
@@ -182,26 +183,25 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
   StepShape decode;
   decode.n_tokens = decode.n_decode_seqs = decode.n_logits = S;
   decode.logits_from_normed = true;
-  // The fused rope_kv_append where the device takes it for both step shapes.
+  // Ask for every kernel of an all-prefill step and an all-decode step at the largest sizes. The
+  // forward is emitted with the fused rope_kv_append; where the device refuses it (for either
+  // shape), its two halves (rope, kv_append) are asked for instead and the executor runs those.
+  impl.use_graphs = options.decode_graphs && device->SupportsGraphs();
   impl.fuse_rope_kv_append = true;
   bool fused_supported = true;
-  const KernelSink query_fused = [&](const hwinfer_kernel_desc& desc, const char*) -> Status {
-    if (desc.kind != HWINFER_KERNEL_ROPE_KV_APPEND) return Status::Ok();
-    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
-    fused_supported = fused_supported && support.supported;
-    return Status::Ok();
-  };
-  for (const StepShape& shape : {prefill, decode}) {
-    HWINFER_RETURN_IF_ERROR(
-        impl.EmitForward(*e->weights_, options, num_blocks, shape, query_fused));
-  }
-  impl.fuse_rope_kv_append = fused_supported;
-  impl.use_graphs = options.decode_graphs && device->SupportsGraphs();
-
-  // Ask for every kernel of an all-prefill step and an all-decode step at the largest sizes.
-  const KernelSink query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
+  KernelSink query;
+  query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
     HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
     if (support.supported) return Status::Ok();
+    if (desc.kind == HWINFER_KERNEL_ROPE_KV_APPEND) {
+      fused_supported = false;
+      hwinfer_rope_desc rope;
+      hwinfer_kv_append_desc append;
+      hwinfer_split_rope_kv_append(reinterpret_cast<const hwinfer_rope_kv_append_desc*>(&desc),
+                                   &rope, &append);
+      HWINFER_RETURN_IF_ERROR(query(AsKernelDesc(rope), what));
+      return query(AsKernelDesc(append), what);
+    }
     return Unsupported(fmt::format("{} cannot run {} ({} kernel) for {}: {}", device->id(), what,
                                    KernelKindName(desc.kind), m.name, support.reason));
   };
@@ -209,6 +209,7 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
     HWINFER_RETURN_IF_ERROR(impl.EmitForward(*e->weights_, options, num_blocks, shape, query));
     HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*e->weights_, shape, query));
   }
+  impl.fuse_rope_kv_append = fused_supported;
   return e;
 }
 
