@@ -5,12 +5,10 @@
 // and the reason goes to the host's log at INFO (a machine without this vendor's GPU is ordinary;
 // `hwinfer devices` prints the reason of every plugin with none).
 //
-// The vendor runtime stays loaded for the life of the process once plugin_init has run (see
-// pin_vendor_runtime). Options (plugin_init): gemm (vendor_blas.h); any other key is
-// INVALID_ARGUMENT.
-// Must not print, abort or throw across the ABI.
+// The plugin and the vendor runtime stay loaded for the life of the process once plugin_init has
+// run (RTLD_NODELETE; see plugin_init). Options (plugin_init): gemm (vendor_blas.h); any other key
+// is INVALID_ARGUMENT. Must not print, abort or throw across the ABI.
 #include <dlfcn.h>
-#include <link.h>
 
 #include <cstdarg>
 #include <cstring>
@@ -85,29 +83,11 @@ hwinfer_error* check_plugin_options(const hwinfer_option* options, size_t n_opti
   return nullptr;
 }
 
-// Marks every library loaded so far except the hwinfer plugins RTLD_NODELETE. The vendor runtimes
-// (libamdhip64 and the HSA runtime; libcuda where cudart found it) keep allocations that only their
-// own globals point to; when the host dlcloses this plugin they would be unloaded with it and
-// LeakSanitizer would report those allocations as leaks. Pinned, they stay reachable, as the
-// Vulkan backend pins the drivers its loader brought in (vk_loader.cpp).
 // Marks the already-loaded library |path| RTLD_NODELETE (nothing when it is not loaded).
 void pin_loaded_library(const char* path) {
   if (void* handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE)) {
     dlclose(handle);  // drops the reference just taken; NODELETE stays
   }
-}
-
-void pin_vendor_runtime() {
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void*) -> int {
-        const char* path = info->dlpi_name;
-        if (path == nullptr || path[0] == '\0') return 0;
-        const char* slash = std::strrchr(path, '/');
-        const char* file = slash != nullptr ? slash + 1 : path;
-        if (std::strncmp(file, "hwinfer-", 8) != 0) pin_loaded_library(path);
-        return 0;
-      },
-      nullptr);
 }
 
 }  // namespace
@@ -134,7 +114,9 @@ hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* o
     // This plugin stays mapped once loaded, even when plugin_init fails below: hipcc's module
     // constructor registered the kernels' code object with the HIP runtime at load, and the only
     // pointer to what that allocated is in this library's data; unmapping it (the host dlcloses a
-    // plugin whose init failed) turned that into a leak under LeakSanitizer.
+    // plugin whose init failed) turned that into a leak under LeakSanitizer. Kept mapped, it keeps
+    // the vendor runtime it links (libamdhip64 and the HSA runtime), what that runtime dlopened
+    // (libcuda for the static cudart) and the cuBLAS handle (vendor_blas.cpp) loaded and reachable.
     Dl_info self{};
     if (dladdr(reinterpret_cast<void*>(&plugin_init), &self) != 0 && self.dli_fname != nullptr) {
       pin_loaded_library(self.dli_fname);
@@ -144,10 +126,6 @@ hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* o
     auto plugin = std::make_unique<hwinfer_plugin>();
     plugin->host = host;
     enumerate_devices(plugin.get());
-    // The vendor runtime is initialised now: pin it before anything below can fail (a failed
-    // plugin_init is dlclosed too, and the runtime's allocations must stay reachable; the HIP
-    // runtime leaked ~1 KB under LeakSanitizer when gemm=cublas was refused after its init).
-    pin_vendor_runtime();
     GPU_RETURN_IF_ERROR(select_gemm_path(plugin.get(), gemm));
     if (plugin->devices.empty()) {
       log_message(host, HWINFER_LOG_INFO, "no devices: %s", plugin->unavailable_reason.c_str());
