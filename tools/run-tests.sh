@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # tools/run-tests.sh — README command (2), and what CI runs: installs what is missing, builds,
 # runs every test through ctest, then builds the tests again with ASan+UBSan in a separate folder
-# and runs them there; any sanitizer report fails the run.
+# and runs them there; any sanitizer report fails the run. Both trees carry -g1 debug info (line
+# tables and function names: what backtraces and sanitizer reports print), not full -g: it
+# compiles a third faster under the sanitizers (one CLI file: 27 s vs 40 s) and keeps the CI run
+# under 30 minutes on 2 cores.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jobs="$(nproc 2>/dev/null || echo 2)"
@@ -17,13 +20,14 @@ run_ctest() {
 }
 
 echo "== build and test (build/) =="
-"$repo/tools/setup.sh" "$repo/build" -DHWINFER_WARNINGS_AS_ERRORS=ON
+"$repo/tools/setup.sh" "$repo/build" -DHWINFER_WARNINGS_AS_ERRORS=ON \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 run_ctest "$repo/build"
 
 echo "== ASan + UBSan build and test (build-asan/) =="
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:halt_on_error=1"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
-"$repo/tools/setup.sh" "$repo/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" -DCMAKE_C_FLAGS_DEBUG="-g -O1" \
+"$repo/tools/setup.sh" "$repo/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" \
   -DHWINFER_SANITIZE=address,undefined -DHWINFER_WARNINGS_AS_ERRORS=ON \
   -DHWINFER_BUILD_BENCHMARKS=OFF
 run_ctest "$repo/build-asan"
