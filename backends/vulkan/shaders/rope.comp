@@ -13,6 +13,7 @@
 // words never race. x: the (head, pair) units of a token (grid-stride); y: tokens.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
+#include "exact_float.glsl"
 
 layout(local_size_x = HWINFER_WORKGROUP_SIZE) in;
 
@@ -58,20 +59,6 @@ void store_k(bool is_f16, uint index, float v) {
   } else {
     k[index] = floatBitsToUint(v);
   }
-}
-
-// Dekker's exact product: a * b == result.x + result.y (no fma: drivers may split it into a
-// rounded multiply and add, lavapipe does). `precise` keeps every step IEEE.
-vec2 two_product(float a, float b) {
-  precise float p = a * b;
-  precise float ca = 4097.0 * a;
-  precise float a_hi = ca - (ca - a);
-  precise float a_lo = a - a_hi;
-  precise float cb = 4097.0 * b;
-  precise float b_hi = cb - (cb - b);
-  precise float b_lo = b - b_hi;
-  precise float e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
-  return vec2(p, e);
 }
 
 // position * (hi + lo) reduced to about [-pi, pi], in float-float arithmetic.
