@@ -33,10 +33,11 @@ void main() {
       const uint base = p.x_offset + i * p.x_row_stride + b * 32u;
       float amax = 0.0;
       for (uint t = 0u; t < 32u; ++t) amax = max(amax, abs(x[base + t]));
-      // Both divisions rounded as C rounds them: the driver's division (2.5 ULP allowed) moved d
-      // or id by one ULP now and then, and a value near a tie of x * id then rounded to the other
-      // integer than the CPU backend's (conformance: Q4_0MatchesReference on lavapipe, 1 run in
-      // ~10, NMSE 1.3e-7 against llama.cpp's scheme instead of ~1e-13).
+      // Both divisions rounded as C rounds them. Written plainly, the shader compiler may rewrite
+      // 1 / (amax / 127) (no `precise`: lavapipe did) and Vulkan holds a division to 2.5 ULP only;
+      // d or id then moved by an ULP now and then, and a value near a tie of x * id rounded to the
+      // other integer than the CPU backend's (conformance: Q4_0MatchesReference on lavapipe, 1
+      // run in ~10, NMSE 1.3e-7 against llama.cpp's scheme instead of ~1e-13).
       const float d = divide_rounded(amax, 127.0);
       const float id = d != 0.0 ? divide_rounded(1.0, d) : 0.0;
       const uint out_ = (i * p.blocks + b) * 9u;
