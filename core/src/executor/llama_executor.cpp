@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "executor_internal.h"
 #include "hwinfer/log.h"
@@ -185,29 +187,42 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
   decode.logits_from_normed = true;
   // Ask for every kernel of an all-prefill step and an all-decode step at the largest sizes. The
   // forward is emitted with the fused rope_kv_append; where the device refuses it (for either
-  // shape), its two halves (rope, kv_append) are asked for instead and the executor runs those.
+  // shape), the executor runs its two halves (rope, kv_append) everywhere, so those are asked for
+  // at every place the fused kernel was.
   impl.use_graphs = options.decode_graphs && device->SupportsGraphs();
   impl.fuse_rope_kv_append = true;
   bool fused_supported = true;
-  KernelSink query;
-  query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
+  struct Halves {
+    hwinfer_rope_desc rope;
+    hwinfer_kv_append_desc append;
+    std::string what;
+  };
+  std::vector<Halves> fused_launches;
+  const KernelSink require = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
     HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
     if (support.supported) return Status::Ok();
-    if (desc.kind == HWINFER_KERNEL_ROPE_KV_APPEND) {
-      fused_supported = false;
-      hwinfer_rope_desc rope;
-      hwinfer_kv_append_desc append;
-      hwinfer_split_rope_kv_append(reinterpret_cast<const hwinfer_rope_kv_append_desc*>(&desc),
-                                   &rope, &append);
-      HWINFER_RETURN_IF_ERROR(query(AsKernelDesc(rope), what));
-      return query(AsKernelDesc(append), what);
-    }
     return Unsupported(fmt::format("{} cannot run {} ({} kernel) for {}: {}", device->id(), what,
                                    KernelKindName(desc.kind), m.name, support.reason));
+  };
+  const KernelSink query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
+    if (desc.kind != HWINFER_KERNEL_ROPE_KV_APPEND) return require(desc, what);
+    Halves halves{{}, {}, what};
+    hwinfer_split_rope_kv_append(reinterpret_cast<const hwinfer_rope_kv_append_desc*>(&desc),
+                                 &halves.rope, &halves.append);
+    fused_launches.push_back(halves);
+    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
+    fused_supported = fused_supported && support.supported;
+    return Status::Ok();
   };
   for (const StepShape& shape : {prefill, decode}) {
     HWINFER_RETURN_IF_ERROR(impl.EmitForward(*e->weights_, options, num_blocks, shape, query));
     HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*e->weights_, shape, query));
+  }
+  if (!fused_supported) {
+    for (const Halves& halves : fused_launches) {
+      HWINFER_RETURN_IF_ERROR(require(AsKernelDesc(halves.rope), halves.what.c_str()));
+      HWINFER_RETURN_IF_ERROR(require(AsKernelDesc(halves.append), halves.what.c_str()));
+    }
   }
   impl.fuse_rope_kv_append = fused_supported;
   return e;
