@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "executor_internal.h"
+#include "hwinfer/plugin_support.h"
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
@@ -122,41 +123,31 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
       desc.v_scales = scales(cache.v_scales);
     };
     // rope(q, k, positions) in place, then kv_append(k, v, slots): one fused kernel where the
-    // device has it.
-    auto set_rope = [&](auto& desc) {
-      desc.n_tokens = T;
-      desc.n_heads = H;
-      desc.n_kv_heads = Hkv;
-      desc.head_dim = hd;
-      desc.rotary_dim = weights.model().rope_dim();
-      desc.theta_base = static_cast<float>(m.rope_theta);
-      desc.mode = HWINFER_ROPE_NORMAL;  // GGUF's llama tensors are permuted for adjacent pairs
-      desc.q = f32(L.q, {T, H, hd});
-      desc.k = f32(L.k, {T, Hkv, hd});
-      desc.positions = i32(ints.positions, {T});
-    };
-    auto set_append = [&](auto& desc) {
-      desc.n_tokens = T;
-      desc.n_kv_heads = Hkv;
-      desc.head_dim = hd;
-      desc.block_size = bs;
-      desc.num_blocks = num_blocks;
-      desc.k = f32(L.k, {T, Hkv, hd});
-      desc.v = f32(L.v, {T, Hkv, hd});
-      desc.slot_mapping = i32(ints.slots, {T});
-      set_paged_cache(desc);
-    };
+    // device has it, else the fused descriptor's two halves (hwinfer_split_rope_kv_append, the
+    // same split Create asks the device about).
+    auto rope_kv = NewDesc<hwinfer_rope_kv_append_desc>(HWINFER_KERNEL_ROPE_KV_APPEND);
+    rope_kv.n_tokens = T;
+    rope_kv.n_heads = H;
+    rope_kv.n_kv_heads = Hkv;
+    rope_kv.head_dim = hd;
+    rope_kv.rotary_dim = weights.model().rope_dim();
+    rope_kv.theta_base = static_cast<float>(m.rope_theta);
+    rope_kv.mode = HWINFER_ROPE_NORMAL;  // GGUF's llama tensors are permuted for adjacent pairs
+    rope_kv.q = f32(L.q, {T, H, hd});
+    rope_kv.k = f32(L.k, {T, Hkv, hd});
+    rope_kv.v = f32(L.v, {T, Hkv, hd});
+    rope_kv.positions = i32(ints.positions, {T});
+    rope_kv.slot_mapping = i32(ints.slots, {T});
+    rope_kv.block_size = bs;
+    rope_kv.num_blocks = num_blocks;
+    set_paged_cache(rope_kv);
     if (fuse_rope_kv_append) {
-      auto desc = NewDesc<hwinfer_rope_kv_append_desc>(HWINFER_KERNEL_ROPE_KV_APPEND);
-      set_rope(desc);
-      set_append(desc);
-      HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(desc), "rope + kv append"));
+      HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(rope_kv), "rope + kv append"));
     } else {
-      auto rope = NewDesc<hwinfer_rope_desc>(HWINFER_KERNEL_ROPE);
-      set_rope(rope);
+      hwinfer_rope_desc rope;
+      hwinfer_kv_append_desc append;
+      hwinfer_split_rope_kv_append(&rope_kv, &rope, &append);
       HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(rope), "rope"));
-      auto append = NewDesc<hwinfer_kv_append_desc>(HWINFER_KERNEL_KV_APPEND);
-      set_append(append);
       HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(append), "kv append"));
     }
     if (Sp > 0) {  // prefill chunks: their cached prefix, then causally their own tokens
