@@ -1,12 +1,15 @@
-// gguf_fuzz.cpp — libFuzzer target: GgufFile::Parse over arbitrary bytes, then every accessor a
-// model loader would use. Any crash, sanitizer report or leak is a reader bug. Must not touch the
-// file system or keep state between inputs.
+// gguf_fuzz.cpp — libFuzzer target: GgufFile::Parse over arbitrary bytes, every accessor a model
+// loader would use, then LlamaModel::FromGguf (metadata against tensors: block_count, sizes,
+// types, shapes). Any crash, sanitizer report, leak or allocation past the run's memory limit is
+// a bug. Must not touch the file system or keep state between inputs.
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "hwinfer/gguf.h"
+#include "hwinfer/llama_model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto parsed = hwinfer::GgufFile::Parse(data, size, "fuzz.gguf");
@@ -26,5 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)tensor.RowMajorShape();
     if (file.FindTensor(tensor.name) != &tensor) __builtin_trap();
   }
+  // The model checks run over the same bytes (the input outlives the call).
+  auto model = hwinfer::LlamaModel::FromGguf(std::move(parsed).value());
+  if (model.ok()) checksum += model.value()->weight_bytes();
   return checksum == 0xdeadbeef ? 1 : 0;
 }

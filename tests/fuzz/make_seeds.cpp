@@ -35,6 +35,43 @@ void AddSmallTensors(hwinfer::GgufWriter* w, const std::vector<uint8_t>& zeros) 
   (void)w->AddTensor("output_norm.weight", HWINFER_DTYPE_F32, {4}, zeros.data(), 16);
 }
 
+// A complete, valid Llama model (every key and tensor LlamaModel checks, 1 layer, GQA 2:1), so
+// mutations reach the model checks: dims [d], heads 2, KV heads 1, ffn 2d, vocab d; matrices of
+// |type| (F32 or Q4_0 with d = 32), norms F32, output tied to the embedding.
+std::vector<uint8_t> LlamaSeed(uint32_t type, uint64_t d) {
+  const uint64_t ffn = 2 * d, vocab = d, kv = d / 2;
+  hwinfer::GgufWriter w;
+  (void)w.AddKv("general.architecture", GgufValue::String("llama"));
+  (void)w.AddKv("llama.block_count", GgufValue::Uint32(1));
+  (void)w.AddKv("llama.context_length", GgufValue::Uint32(64));
+  (void)w.AddKv("llama.embedding_length", GgufValue::Uint32(static_cast<uint32_t>(d)));
+  (void)w.AddKv("llama.feed_forward_length", GgufValue::Uint32(static_cast<uint32_t>(ffn)));
+  (void)w.AddKv("llama.attention.head_count", GgufValue::Uint32(2));
+  (void)w.AddKv("llama.attention.head_count_kv", GgufValue::Uint32(1));
+  (void)w.AddKv("llama.attention.layer_norm_rms_epsilon", GgufValue::Float32(1e-5f));
+  (void)w.AddKv("llama.rope.freq_base", GgufValue::Float32(10000.0f));
+  static std::vector<uint8_t> zeros(1 << 16, 0);
+  auto matrix = [&](const std::string& name, uint64_t rows, uint64_t cols) {
+    const uint64_t bytes = type == HWINFER_DTYPE_Q4_0 ? rows * cols / 32 * 18 : rows * cols * 4;
+    (void)w.AddTensor(name, type, {cols, rows}, zeros.data(), bytes);
+  };
+  auto norm = [&](const std::string& name) {
+    (void)w.AddTensor(name, HWINFER_DTYPE_F32, {d}, zeros.data(), d * 4);
+  };
+  matrix("token_embd.weight", vocab, d);
+  norm("output_norm.weight");
+  norm("blk.0.attn_norm.weight");
+  matrix("blk.0.attn_q.weight", d, d);
+  matrix("blk.0.attn_k.weight", kv, d);
+  matrix("blk.0.attn_v.weight", kv, d);
+  matrix("blk.0.attn_output.weight", d, d);
+  norm("blk.0.ffn_norm.weight");
+  matrix("blk.0.ffn_gate.weight", ffn, d);
+  matrix("blk.0.ffn_up.weight", ffn, d);
+  matrix("blk.0.ffn_down.weight", d, ffn);
+  return Serialize(w);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,6 +127,9 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> v2 = small_bytes;
   v2[4] = 2;
   Save(dir, "small-version-2", v2);
+
+  Save(dir, "llama-model-f32", LlamaSeed(HWINFER_DTYPE_F32, 8));
+  Save(dir, "llama-model-q4_0", LlamaSeed(HWINFER_DTYPE_Q4_0, 32));
 
   if (argc > 2) {
     // The real metadata (tokenizer arrays included) of a tiny-llama file, with tiny tensors.

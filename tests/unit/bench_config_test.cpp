@@ -187,21 +187,23 @@ TEST(BenchConfigErrorTest, UnknownKeysNameTheSectionAndSuggest) {
 
 TEST(BenchConfigErrorTest, WrongTypesAndRangesNameKeyAndForm) {
   ExpectInvalid("scheduler:\n  max_batch_tokens: 0\n",
-                "bench.yaml:2:21: 'max_batch_tokens' must be an integer >= 1 (tokens per step); "
-                "got '0'");
-  ExpectInvalid("scheduler:\n  max_sequences: -4\n", "'max_sequences' must be an integer >= 1");
+                "bench.yaml:2:21: 'max_batch_tokens' must be an integer in [1, 1048576] (tokens "
+                "per step); got '0'");
+  ExpectInvalid("scheduler:\n  max_sequences: -4\n",
+                "'max_sequences' must be an integer in [1, 4096]");
   ExpectInvalid("scheduler: {decode_graphs: sometimes}\n",
                 "'decode_graphs' must be true or false; got 'sometimes'");
   ExpectInvalid("scheduler: {max_sequences: many}\n",
-                "'max_sequences' must be an integer >= 1 (sequences per step); got 'many'");
+                "'max_sequences' must be an integer in [1, 4096] (sequences per step); got 'many'");
   ExpectInvalid("workload:\n  num_requests: 0\n",
                 "bench.yaml:2:17: 'num_requests' must be an integer > 0");
   ExpectInvalid("workload: {rate: -1}\n", "'rate' must be a number > 0 (requests/s); got '-1'");
   ExpectInvalid("workload: {arrivals: poisson}\n",
                 "'workload' has arrivals: poisson but no 'rate'");
-  ExpectInvalid("workload: {input: [1]}\n", "'input' must be an integer > 0 (tokens)");
+  ExpectInvalid("workload: {input: [1]}\n",
+                "'input' must be an integer in [1, 2147483647] (tokens)");
   ExpectInvalid("workload: {output: {dist: uniform, min: 9, max: 3}}\n",
-                "output.max must be >= output.min (9); got 3");
+                "output.max must be in [output.min (9), 2147483647]; got 3");
   ExpectInvalid("workload: {input: {min: 1}}\n", "'input' is missing required key 'dist'");
   ExpectInvalid("metrics:\n  slo: {ttft_ms: -5}\n",
                 "bench.yaml:2:18: 'ttft_ms' must be a number >= 0 (milliseconds; 0 = no limit); "
@@ -209,6 +211,28 @@ TEST(BenchConfigErrorTest, WrongTypesAndRangesNameKeyAndForm) {
   ExpectInvalid("scheduler: {memory_utilization: 1.5}\n",
                 "'memory_utilization' must be a number in (0, 1]");
   ExpectInvalid("backend: [cpu]\nbackends: [{name: cpu}]\n", "'backend' must be a string");
+}
+
+// Every number that sizes memory, or a wait, has an upper bound the error names (a value past it
+// used to abort the run with std::bad_alloc, or wrap around).
+TEST(BenchConfigErrorTest, ValuesThatSizeMemoryOrWaitsAreBounded) {
+  ExpectInvalid("workload:\n  num_requests: 1000000000000\n",
+                "bench.yaml:2:17: 'num_requests' must be an integer in [0, 1000000] (requests; 0 = "
+                "every file line); got '1000000000000'");
+  ExpectInvalid("workload: {input: 10000000000}\n",
+                "'input' must be an integer in [1, 2147483647] (tokens)");
+  ExpectInvalid("workload: {output: {dist: fixed, value: 9223372036854775807}}\n",
+                "'value' must be an integer in [1, 2147483647] (tokens)");
+  ExpectInvalid("workload: {max_concurrency: 99999999999}\n",
+                "'max_concurrency' must be an integer in [0, 1000000]");
+  ExpectInvalid("scheduler: {kv_cache_tokens: 9223372036854775807}\n",
+                "'kv_cache_tokens' must be an integer in [0, 2147483647]");
+  ExpectInvalid("scheduler: {kv_block_size: 1000000}\n",
+                "'kv_block_size' must be an integer in [1, 4096]");
+  ExpectInvalid("scheduler: {max_batch_tokens: 9223372036854775807}\n",
+                "'max_batch_tokens' must be an integer in [1, 1048576]");
+  ExpectInvalid("scheduler: {batch_timeout_ms: 1e300}\n",
+                "'batch_timeout_ms' must be a number in [0, 86400000]");
 }
 
 TEST(BenchConfigErrorTest, UnknownNamesListTheChoices) {

@@ -395,7 +395,7 @@ TEST(RuntimeConfigErrorTest, BadHardwareFileErrorNamesThatFileFirst) {
       "backends:\n  - name: cpu\n    devices:\n      - select: 0\n        hardware: hw.yaml\n";
   const StatusOr<RuntimeConfig> config = ParseRuntimeConfig(yaml, "run.yaml", dir.path().string());
   ExpectError(config, StatusCode::kInvalidArgument,
-              hw + ":2:26: 'peak_bandwidth_gb_per_s' must be a number > 0");
+              hw + ":2:26: 'peak_bandwidth_gb_per_s' must be a number in [0.1, 100000]");
   EXPECT_THAT(config.status().message(), HasSubstr("(hardware file named at run.yaml:5:19)"));
 }
 

@@ -3,6 +3,8 @@
 // must give InvalidArgument naming the field and byte offset. Must not write into the source tree.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gguf_edit.h"
 #include "hwinfer/gguf.h"
 #include "hwinfer/plugin.h"
 
@@ -323,6 +326,39 @@ TEST(GgufReader, ArraysNestedDeeperThanEightLevelsAreRejected) {
       deep_writer.AddKv("deep", GgufValue::Array(GgufType::kArray, {std::move(value)})).ok());
   bytes = deep_writer.Serialize().value();
   EXPECT_THAT(ParseError(bytes), HasSubstr("metadata 'deep'[0][0][0][0][0][0][0][0] at offset"));
+}
+
+// Two tensors sharing bytes (a hostile file; no writer does it) were accepted as two weights.
+TEST(GgufReader, TensorsWhoseDataOverlapAreRejected) {
+  auto bytes = test::EditedGguf(DataPath("tiny-llama-f32.gguf"), [](auto&, auto&) {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  ASSERT_TRUE(test::AliasTensorData(*bytes, "blk.0.attn_v.weight", "blk.0.attn_k.weight"));
+  auto parsed = GgufFile::Parse(bytes->data(), bytes->size(), "aliased.gguf");
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(parsed.status().message(), HasSubstr("overlaps tensor"));
+  EXPECT_THAT(parsed.status().message(), HasSubstr("every tensor needs bytes of its own"));
+}
+
+// open() of a FIFO blocks until a writer comes: the type is checked first, and never blocks.
+TEST(GgufReader, OpenRefusesWhatIsNotARegularFile) {
+  const std::string dir = ::testing::TempDir() + "gguf_not_regular_" + std::to_string(::getpid());
+  ASSERT_EQ(::mkdir(dir.c_str(), 0700), 0);
+  const std::string fifo = dir + "/model.gguf";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const struct {
+    std::string path, kind;
+  } cases[] = {{fifo, "is a FIFO (named pipe), not a regular file"},
+               {dir, "is a directory, not a regular file"},
+               {"/dev/zero", "is a character device, not a regular file"}};
+  for (const auto& c : cases) {
+    auto opened = GgufFile::Open(c.path);
+    ASSERT_FALSE(opened.ok()) << c.path;
+    EXPECT_EQ(opened.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(opened.status().message(), HasSubstr("model file '" + c.path + "' " + c.kind));
+  }
+  ::unlink(fifo.c_str());
+  ::rmdir(dir.c_str());
 }
 
 TEST(GgufReader, BadAlignmentIsRejected) {

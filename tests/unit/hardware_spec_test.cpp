@@ -130,15 +130,35 @@ TEST_F(HardwareSpecFileTest, OptionalKeysDefaultToZero) {
 TEST_F(HardwareSpecFileTest, NegativeBandwidthIsRejectedWithItsLocation) {
   ExpectInvalid("neg.yaml",
                 "name: X\nvendor: Y\npeak_bandwidth_gb_per_s: -5\npeak_tflops: {f32: 1}\n",
-                "neg.yaml:3:26: 'peak_bandwidth_gb_per_s' must be a number > 0 (GB/s, 1 GB = 1e9 "
-                "bytes); got '-5'");
+                "neg.yaml:3:26: 'peak_bandwidth_gb_per_s' must be a number in [0.1, 100000] "
+                "(GB/s, 1 GB = 1e9 bytes); got '-5'");
 }
 
 TEST_F(HardwareSpecFileTest, NonNumericPeakIsRejected) {
   ExpectInvalid("word.yaml", "name: X\npeak_bandwidth_gb_per_s: fast\npeak_tflops: {f32: 1}\n",
-                "word.yaml:2:26: 'peak_bandwidth_gb_per_s' must be a number > 0");
+                "word.yaml:2:26: 'peak_bandwidth_gb_per_s' must be a number in [0.1, 100000]");
   ExpectInvalid("zero.yaml", "name: X\npeak_bandwidth_gb_per_s: 1\npeak_tflops:\n  f32: 0\n",
-                "zero.yaml:4:8: 'peak_tflops.f32' must be a number > 0");
+                "zero.yaml:4:8: 'peak_tflops.f32' must be a number in [0.001, 100000]");
+}
+
+// A unit slip made every one of these an infinite, zero or absurd MBU, a 0-byte device, or a
+// simulated clock stuck at 10^13 s.
+TEST_F(HardwareSpecFileTest, ValuesOutsideTheirPhysicalRangeAreRejected) {
+  const std::string rest = "\npeak_tflops: {f32: 1}\n";
+  ExpectInvalid("huge-bw.yaml", "name: X\npeak_bandwidth_gb_per_s: 1e300" + rest,
+                "huge-bw.yaml:2:26: 'peak_bandwidth_gb_per_s' must be a number in [0.1, 100000] "
+                "(GB/s, 1 GB = 1e9 bytes); got '1e300'");
+  ExpectInvalid("tiny-bw.yaml", "name: X\npeak_bandwidth_gb_per_s: 0.001" + rest,
+                "'peak_bandwidth_gb_per_s' must be a number in [0.1, 100000]");
+  ExpectInvalid("denormal.yaml",
+                "name: X\npeak_bandwidth_gb_per_s: 100\npeak_tflops: {f16: 1e-320}\n",
+                "'peak_tflops.f16' must be a number in [0.001, 100000]");
+  ExpectInvalid("memory.yaml", "name: X\nmemory_gib: 1e300\npeak_bandwidth_gb_per_s: 100" + rest,
+                "memory.yaml:2:13: 'memory_gib' must be a number in [0.001, 1048576] (GiB");
+  ExpectInvalid("launch.yaml",
+                "name: X\npeak_bandwidth_gb_per_s: 100\nlaunch_overhead_us: 1e12" + rest,
+                "'launch_overhead_us' must be a number in [0, 1000000] (microseconds); got "
+                "'1e12'");
 }
 
 TEST_F(HardwareSpecFileTest, MissingNameIsReportedAtTheMap) {
@@ -175,8 +195,8 @@ TEST_F(HardwareSpecFileTest, NegativeLaunchOverheadIsRejected) {
   ExpectInvalid("lo.yaml",
                 "name: X\npeak_bandwidth_gb_per_s: 5\npeak_tflops: {f32: 1}\n"
                 "launch_overhead_us: -1\n",
-                "lo.yaml:4:21: 'launch_overhead_us' must be a number >= 0 (microseconds); got "
-                "'-1'");
+                "lo.yaml:4:21: 'launch_overhead_us' must be a number in [0, 1000000] "
+                "(microseconds); got '-1'");
 }
 
 TEST_F(HardwareSpecFileTest, MalformedYamlIsRejected) {

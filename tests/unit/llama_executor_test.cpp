@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
+#include "gguf_edit.h"
 #include "hwinfer/generate.h"
 #include "hwinfer/registry.h"
 #include "llama_reference_weights.h"
@@ -319,6 +321,118 @@ TEST(LlamaExecutor, RejectsBadOptions) {
   executor = LlamaExecutor::Create(CpuDevice(), *model, options);
   ASSERT_FALSE(executor.ok());
   EXPECT_THAT(executor.status().message(), HasSubstr("max_sequences is 1000"));
+}
+
+// tiny-llama-f32.gguf with |edit| applied, as a model over |storage| (which must outlive it).
+std::shared_ptr<const LlamaModel> EditedTinyLlama(const test::GgufEdit& edit,
+                                                  std::vector<uint8_t>& storage) {
+  auto bytes = test::EditedGguf(DataFile("tiny-llama-f32.gguf"), edit);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().ToString();
+  if (!bytes.ok()) return nullptr;
+  storage = std::move(*bytes);
+  auto parsed = GgufFile::Parse(storage.data(), storage.size(), "edited.gguf");
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  if (!parsed.ok()) return nullptr;
+  auto model = LlamaModel::FromGguf(std::move(*parsed));
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  return model.ok() ? *model : nullptr;
+}
+
+// context_length = 2^32 - 1 used to size block tables (6.4 GB before the KV cache was even
+// tried) and a 1 TB cache. Now: the default cache (2 x context) is refused before anything is
+// allocated, and a cache sized by the run works exactly as on the 512-token file.
+TEST(ExecutorSizing, AHugeContextLengthSizesNothingByItself) {
+  std::vector<uint8_t> storage;
+  const auto model = EditedTinyLlama(
+      [](test::Metadata& kvs, auto&) {
+        test::SetKv(kvs, "llama.context_length", GgufValue::Uint32(0xFFFFFFFFu));
+      },
+      storage);
+  ASSERT_NE(model, nullptr);
+  auto refused = LlamaExecutor::Create(CpuDevice(), model);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kOutOfMemory);
+  EXPECT_THAT(refused.status().message(), HasSubstr("the KV cache of 8589934592 tokens"));
+  ExecutorOptions sized;
+  sized.kv_cache_tokens = 64;
+  EXPECT_EQ(LlamaExecutor::MaxBlocksPerSequence(model->shape(), sized), 4);
+  auto executor = LlamaExecutor::Create(CpuDevice(), model, sized);
+  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+  EXPECT_EQ(
+      Greedy(**executor, {{1, 5, 9, 13, 17}}, 16).front(),
+      (std::vector<int32_t>{187, 49, 187, 49, 114, 114, 510, 346, 49, 49, 49, 49, 49, 49, 49, 49}));
+}
+
+TEST(ExecutorSizing, CachesPastTheBoundsOrTheDeviceAreRefusedBeforeAllocating) {
+  auto model = LlamaModel::Open(DataFile("tiny-llama-f32.gguf"));
+  ASSERT_TRUE(model.ok());
+  ExecutorOptions options;
+  options.kv_cache_tokens = std::numeric_limits<int64_t>::max();  // was a 1-block cache
+  auto executor = LlamaExecutor::Create(CpuDevice(), *model, options);
+  ASSERT_FALSE(executor.ok());
+  EXPECT_THAT(executor.status().message(),
+              HasSubstr("kv_cache_tokens is 9223372036854775807; expected in [0, 2147483647]"));
+  options.kv_cache_tokens = kMaxKvCacheTokens;  // 1 TiB of f16 KV for this model
+  executor = LlamaExecutor::Create(CpuDevice(), *model, options);
+  ASSERT_FALSE(executor.ok());
+  EXPECT_EQ(executor.status().code(), StatusCode::kOutOfMemory);
+  EXPECT_THAT(executor.status().message(),
+              HasSubstr("the KV cache of 2147483648 tokens 1024.00 GiB"));
+  EXPECT_NEAR(LlamaExecutor::MemoryNeeded((*model)->shape(), options).kv_bytes,
+              static_cast<double>(kMaxKvCacheTokens + 1) * 512.0, 1.0);
+}
+
+// A weight tensor of +inf made every logit inf or NaN, and greedy sampling printed token 0.
+TEST(LlamaExecutor, NonFiniteLogitsAreAnErrorNamingTheStep) {
+  std::vector<uint8_t> storage;
+  const auto model = EditedTinyLlama(
+      [](auto&, std::vector<test::TensorCopy>& tensors) {
+        test::FillF32(*test::FindTensorCopy(tensors, "output_norm.weight"),
+                      std::numeric_limits<float>::infinity());
+      },
+      storage);
+  ASSERT_NE(model, nullptr);
+  auto executor = LlamaExecutor::Create(CpuDevice(), model);
+  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+  auto step = (*executor)->Step({{7, {1, 5, 9}, true}});
+  ASSERT_FALSE(step.ok());
+  EXPECT_EQ(step.status().code(), StatusCode::kInternal);
+  EXPECT_THAT(step.status().message(),
+              HasSubstr("executor step 1: the logits of sequence 7 are not finite"));
+  auto generated = Generate(**executor, {{1, 2}}, 4, SamplingParams{}, 100);
+  ASSERT_FALSE(generated.ok());
+  EXPECT_THAT(generated.status().message(), HasSubstr("are not finite"));
+}
+
+// n_new near 2^63 overflowed the positions check, decoded up to the context and failed there.
+TEST(Generate, AnyNumberOfNewTokensIsCheckedBeforeAnythingRuns) {
+  auto executor = MakeExecutor("tiny-llama-f32.gguf");
+  ASSERT_NE(executor, nullptr);
+  auto result =
+      Generate(*executor, {{1, 2, 3}}, std::numeric_limits<int64_t>::max(), SamplingParams{});
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(result.status().message(),
+              HasSubstr("a prompt of 3 tokens plus 9223372036854775807 new tokens needs "
+                        "9223372036854775809 positions"));
+  EXPECT_EQ(executor->kv().num_used_blocks(), 0);
+}
+
+TEST(Generate, StreamsEachTokenAsItIsSampled) {
+  auto executor = MakeExecutor("tiny-llama-f32.gguf");
+  ASSERT_NE(executor, nullptr);
+  const std::vector<std::vector<int32_t>> prompts = {{1, 5, 9, 13, 17}, {3, 4}};
+  std::vector<std::vector<int32_t>> streamed(2);
+  auto result =
+      Generate(*executor, prompts, 6, SamplingParams{}, 0, [&](size_t sequence, int32_t token) {
+        // Token k arrives right after the step that produced it: the KV
+        // cache then holds the prompt and the k tokens fed back before it.
+        const auto held =
+            static_cast<size_t>(executor->kv().SequenceTokens(static_cast<SequenceId>(sequence)));
+        EXPECT_EQ(held, prompts[sequence].size() + streamed[sequence].size());
+        streamed[sequence].push_back(token);
+      });
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(streamed, result->tokens);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "gguf_edit.h"
 #include "hwinfer/plugin.h"
 
 namespace hwinfer {
@@ -24,59 +25,26 @@ std::string DataFile(const std::string& name) {
   return std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/" + name;
 }
 
-// One tensor of a rewritten file: its description and bytes.
-struct TensorCopy {
-  std::string name;
-  uint32_t type;
-  std::vector<uint64_t> dims;
-  std::vector<uint8_t> bytes;
-};
+using test::SetKv;
+using test::TensorCopy;
 
-// tiny-llama-f32.gguf with |edit| applied to its metadata and tensors, parsed back as a model.
-StatusOr<std::shared_ptr<const LlamaModel>> Rewritten(
-    const std::function<void(std::vector<std::pair<std::string, GgufValue>>&,
-                             std::vector<TensorCopy>&)>& edit,
-    std::vector<uint8_t>& storage) {
-  auto file = GgufFile::Open(DataFile("tiny-llama-f32.gguf"));
-  if (!file.ok()) return file.status();
-  std::vector<std::pair<std::string, GgufValue>> kvs = (*file)->metadata();
-  std::vector<TensorCopy> tensors;
-  for (const GgufTensorInfo& t : (*file)->tensors()) {
-    const uint8_t* data = (*file)->TensorData(t);
-    tensors.push_back({t.name, t.ggml_type, t.dims, {data, data + t.size_bytes}});
-  }
-  edit(kvs, tensors);
-  GgufWriter writer;
-  for (auto& [key, value] : kvs) {
-    if (Status s = writer.AddKv(key, value); !s.ok()) return s;
-  }
-  for (const TensorCopy& t : tensors) {
-    if (Status s = writer.AddTensor(t.name, t.type, t.dims, t.bytes.data(), t.bytes.size());
-        !s.ok()) {
-      return s;
-    }
-  }
-  auto bytes = writer.Serialize();
-  if (!bytes.ok()) return bytes.status();
-  storage = std::move(*bytes);
+// tiny-llama-f32.gguf with |edit| applied to its metadata and tensors, parsed back as a model
+// (over |storage|, which must outlive it).
+StatusOr<std::shared_ptr<const LlamaModel>> Rewritten(const test::GgufEdit& edit,
+                                                      std::vector<uint8_t>& storage) {
+  HWINFER_ASSIGN_OR_RETURN(storage, test::EditedGguf(DataFile("tiny-llama-f32.gguf"), edit));
   auto parsed = GgufFile::Parse(storage.data(), storage.size(), "edited.gguf");
   if (!parsed.ok()) return parsed.status();
   return LlamaModel::FromGguf(std::move(*parsed));
 }
 
-void SetKv(std::vector<std::pair<std::string, GgufValue>>& kvs, const std::string& key,
-           GgufValue value) {
-  for (auto& kv : kvs) {
-    if (kv.first == key) kv.second = std::move(value);
-  }
-}
-
 TensorCopy& FindTensor(std::vector<TensorCopy>& tensors, const std::string& name) {
-  for (TensorCopy& t : tensors) {
-    if (t.name == name) return t;
+  TensorCopy* found = test::FindTensorCopy(tensors, name);
+  if (found == nullptr) {
+    ADD_FAILURE() << "no tensor " << name;
+    return tensors.front();
   }
-  ADD_FAILURE() << "no tensor " << name;
-  return tensors.front();
+  return *found;
 }
 
 TEST(LlamaModel, ReadsHyperparametersAndTensorsOfEveryType) {
@@ -155,6 +123,36 @@ TEST(LlamaModel, RejectsATensorShapeThatDisagreesWithTheMetadata) {
   EXPECT_THAT(model.status().message(),
               HasSubstr("blk.0.ffn_gate.weight has shape [768, 256]; the metadata"));
   EXPECT_THAT(model.status().message(), HasSubstr("implies [1024, 256]"));
+}
+
+// Nothing may be sized by block_count before the tensors are checked: 0xFFFFFFFF layers used to
+// abort with std::bad_alloc (layers_.resize), 50 million took 9 s and 3.6 GB.
+TEST(LlamaModel, AnAbsurdBlockCountIsRefusedBeforeAnythingIsSizedByIt) {
+  for (const uint32_t block_count : {0xFFFFFFFFu, 50000000u, 3u}) {
+    SCOPED_TRACE(block_count);
+    std::vector<uint8_t> storage;
+    auto model = Rewritten(
+        [block_count](auto& kvs, auto&) {
+          SetKv(kvs, "llama.block_count", GgufValue::Uint32(block_count));
+        },
+        storage);
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(model.status().message(),
+                HasSubstr("llama.block_count is " + std::to_string(block_count) +
+                          " but the file holds 21 tensors, room for at most 2 layers"));
+  }
+}
+
+// block_count = 1 on a 2-layer file ran a one-layer model silently.
+TEST(LlamaModel, ALayerPastBlockCountIsAnError) {
+  std::vector<uint8_t> storage;
+  auto model = Rewritten(
+      [](auto& kvs, auto&) { SetKv(kvs, "llama.block_count", GgufValue::Uint32(1)); }, storage);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("belongs to layer 1, but llama.block_count is 1"));
 }
 
 TEST(LlamaModel, RejectsAMissingTensor) {

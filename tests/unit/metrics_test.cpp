@@ -495,11 +495,11 @@ TEST(MetricsTables, RequestsCsvHasHeaderAndOneRowPerRequest) {
   const std::vector<std::string> lines = Lines(RequestsCsv(HandRun()));
   ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0],
-            "id,arrival_s,first_scheduled_s,input_tokens,output_tokens,preemptions,failed,ttft_ms,"
-            "tpot_ms,e2el_ms,queue_ms,error");
-  EXPECT_EQ(lines[2], "1,0.2,0.2,20,2,0,0,400,400,800,0,");  // r1
+            "id,line,arrival_s,first_scheduled_s,input_tokens,output_tokens,preemptions,failed,"
+            "ttft_ms,tpot_ms,e2el_ms,queue_ms,error");
+  EXPECT_EQ(lines[2], "1,0,0.2,0.2,20,2,0,0,400,400,800,0,");  // r1 (drawn: line 0)
   // r3: never scheduled, no tokens -> empty latency columns; r4: the error is quoted.
-  EXPECT_EQ(lines[4], "3,0.3,-1,7,0,0,1,,,,,rejected");
+  EXPECT_EQ(lines[4], "3,0,0.3,-1,7,0,0,1,,,,,rejected");
   EXPECT_THAT(lines[5], HasSubstr(",\"cancelled, by \"\"user\"\"\""));
   EXPECT_EQ(Lines(RequestsCsv({})).size(), 1u);
 }

@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -209,8 +210,14 @@ TEST_F(WorkloadFileTest, ReadsLengthsPriorityAndArrivalsSortedByArrival) {
   EXPECT_EQ((*requests)[1].arrival_s, 0.5);
   EXPECT_EQ((*requests)[2].input_len, 5);
   EXPECT_EQ((*requests)[2].output_len, 3);
+  // Ids follow the file, not the arrival order, so outputs keyed by id join to their lines.
+  EXPECT_EQ((*requests)[0].id, 2);
+  EXPECT_EQ((*requests)[0].line, 4);
+  EXPECT_EQ((*requests)[1].id, 1);
+  EXPECT_EQ((*requests)[1].line, 3);
+  EXPECT_EQ((*requests)[2].id, 0);
+  EXPECT_EQ((*requests)[2].line, 1);
   for (size_t i = 0; i < requests->size(); ++i) {
-    EXPECT_EQ((*requests)[i].id, static_cast<int64_t>(i));
     EXPECT_EQ(static_cast<int64_t>((*requests)[i].prompt.size()), (*requests)[i].input_len);
   }
 }
@@ -239,14 +246,22 @@ TEST_F(WorkloadFileTest, BadLinesNameFileLineAndKey) {
       {"{\"output_len\": 4}", "requests.jsonl:2: missing key 'input_len'"},
       {"{\"input_len\": 4}", "requests.jsonl:2: missing key 'output_len'"},
       {"{\"input_len\": -3, \"output_len\": 4}",
-       "requests.jsonl:2: 'input_len' must be an integer > 0 (tokens); got -3"},
+       "requests.jsonl:2: 'input_len' must be an integer in [1, 2147483647] (tokens); got -3"},
       {"{\"input_len\": \"12\", \"output_len\": 4}",
-       "requests.jsonl:2: 'input_len' must be an integer > 0 (tokens); got \"12\""},
+       "requests.jsonl:2: 'input_len' must be an integer in [1, 2147483647] (tokens); got "
+       "\"12\""},
+      // The value as written, not as a signed 64-bit integer would read it ("-1").
+      {"{\"input_len\": 18446744073709551615, \"output_len\": 4}",
+       "'input_len' must be an integer in [1, 2147483647] (tokens); got 18446744073709551615"},
+      {"{\"input_len\": 1000000000000, \"output_len\": 4}",
+       "'input_len' must be an integer in [1, 2147483647] (tokens); got 1000000000000"},
+      {"{\"input_len\": 4, \"output_len\": 4, \"arrival_s\": 1e300}",
+       "requests.jsonl:2: 'arrival_s' must be a number in [0, 86400]"},
       {"{\"input_len\": 4, \"output_len\": 1.5}", "requests.jsonl:2: 'output_len' must be"},
       {"{\"input_len\": 4, \"output_len\": 4, \"priority\": \"high\"}",
        "requests.jsonl:2: 'priority' must be an integer"},
       {"{\"input_len\": 4, \"output_len\": 4, \"arrival_s\": -1}",
-       "requests.jsonl:2: 'arrival_s' must be a number >= 0"},
+       "requests.jsonl:2: 'arrival_s' must be a number in [0, 86400]"},
       {"{\"input_len\": 4, \"prompt_len\": 4, \"output_len\": 4}",
        "requests.jsonl:2: both 'input_len' and 'prompt_len'"},
   };
@@ -271,6 +286,71 @@ TEST_F(WorkloadFileTest, MissingAndEmptyFilesAreErrors) {
   EXPECT_THAT(empty.status().message(), HasSubstr("holds no requests"));
 }
 
+// What is not a regular file is named as what it is, and never opened for reading (a FIFO would
+// block the run for ever).
+TEST_F(WorkloadFileTest, FoldersAndFifosAreRefusedBeforeReading) {
+  WorkloadSpec spec;
+  spec.num_requests = 0;
+  spec.jsonl_file = dir_.string();
+  const StatusOr<std::vector<WorkloadRequest>> folder = GenerateWorkload(spec, kVocab);
+  ASSERT_FALSE(folder.ok());
+  EXPECT_THAT(folder.status().message(), HasSubstr("workload file '" + dir_.string() +
+                                                   "' is a directory, not a regular file"));
+  const std::string fifo = (dir_ / "pipe.jsonl").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  spec.jsonl_file = fifo;
+  const StatusOr<std::vector<WorkloadRequest>> piped = GenerateWorkload(spec, kVocab);
+  ASSERT_FALSE(piped.ok());
+  EXPECT_THAT(piped.status().message(), HasSubstr("is a FIFO (named pipe), not a regular file"));
+}
+
+TEST_F(WorkloadFileTest, AnOverlongLineIsAnErrorNamingIt) {
+  const std::string line(17u << 20, ' ');
+  const StatusOr<std::vector<WorkloadRequest>> requests =
+      FromFile("{\"input_len\": 1, \"output_len\": 1}\n" + line + "x\n");
+  ASSERT_FALSE(requests.ok());
+  EXPECT_THAT(requests.status().message(),
+              HasSubstr("requests.jsonl:2: the line is longer than 16.0 MiB"));
+}
+
+// A request too long for the model gets no prompt tokens: building them first (10^12 tokens)
+// aborted the run before the scheduler could reject the request.
+TEST_F(WorkloadFileTest, PromptsPastTheModelLengthAreNotBuilt) {
+  WorkloadSpec spec;
+  spec.num_requests = 0;
+  spec.jsonl_file = Write(
+      "{\"input_len\": 8, \"output_len\": 2}\n"
+      "{\"input_len\": 2000000000, \"output_len\": 2}\n");
+  const StatusOr<std::vector<WorkloadRequest>> requests = GenerateWorkload(spec, kVocab, 512);
+  ASSERT_TRUE(requests.ok()) << requests.status().message();
+  ASSERT_EQ(requests->size(), 2u);
+  EXPECT_EQ((*requests)[0].prompt.size(), 8u);
+  EXPECT_EQ((*requests)[1].input_len, 2000000000);
+  EXPECT_TRUE((*requests)[1].prompt.empty());
+}
+
+TEST(WorkloadBoundsTest, ArrivalsPastADayAreRefused) {
+  WorkloadSpec spec;
+  spec.arrivals = WorkloadSpec::Arrivals::kPoisson;
+  spec.rate = 1e-300;  // the second request would arrive ~1e300 s later
+  const StatusOr<std::vector<WorkloadRequest>> requests = GenerateWorkload(spec, kVocab);
+  ASSERT_FALSE(requests.ok());
+  EXPECT_THAT(requests.status().message(), HasSubstr("request 1 would arrive at"));
+  EXPECT_THAT(requests.status().message(), HasSubstr("arrivals are bounded to 86400 s (one day)"));
+}
+
+TEST(WorkloadBoundsTest, TooManyPromptTokensAreRefusedBeforeAnyIsBuilt) {
+  WorkloadSpec spec;
+  spec.num_requests = 1000000;
+  spec.input.value = 1000;  // 10^9 tokens: 4 GB of ids
+  const StatusOr<std::vector<WorkloadRequest>> requests = GenerateWorkload(spec, kVocab);
+  ASSERT_FALSE(requests.ok());
+  EXPECT_THAT(requests.status().message(),
+              HasSubstr("the prompts hold 1000000000 tokens in all; at most 268435456"));
+  spec.num_requests = 1000001;
+  EXPECT_THAT(spec.Validate().message(), HasSubstr("num_requests must be in [1, 1000000]"));
+}
+
 TEST(WorkloadValidationTest, ErrorsNameTheField) {
   struct Case {
     WorkloadSpec spec;
@@ -279,7 +359,7 @@ TEST(WorkloadValidationTest, ErrorsNameTheField) {
   std::vector<Case> cases;
   WorkloadSpec spec;
   spec.num_requests = 0;
-  cases.push_back({spec, "num_requests must be > 0"});
+  cases.push_back({spec, "num_requests must be in [1, 1000000]"});
   spec = {};
   spec.arrivals = WorkloadSpec::Arrivals::kPoisson;
   cases.push_back({spec, "rate must be > 0 requests/s for poisson arrivals; got 0"});
@@ -291,10 +371,10 @@ TEST(WorkloadValidationTest, ErrorsNameTheField) {
   cases.push_back({spec, "max_concurrency must be >= 0 (0 = unlimited); got -2"});
   spec = {};
   spec.input.value = 0;
-  cases.push_back({spec, "input length must be > 0 tokens; got 0"});
+  cases.push_back({spec, "input length must be in [1, 2147483647] tokens; got 0"});
   spec = {};
   spec.output = {LengthDistribution::Kind::kUniform, 0, 10, 5, 0, 0};
-  cases.push_back({spec, "output.max must be >= output.min (10); got 5"});
+  cases.push_back({spec, "output.max must be in [output.min (10), 2147483647]; got 5"});
   spec = {};
   spec.input = {LengthDistribution::Kind::kNormal, 0, 1, 10, 5, -1};
   cases.push_back({spec, "input.std must be a number >= 0; got -1"});

@@ -4,8 +4,9 @@
 // (RunBench) on one device, draws a progress line on stderr while it runs, prints the summary table
 // on stdout and writes the result JSON (2-space indent), the per-request and per-step CSVs
 // (<prefix>_requests.csv, <prefix>_steps.csv), the Markdown summary and the generated tokens (one
-// JSON line per request: {"id", "input_tokens", "output", "top": the 5 best [id, logit] of every
-// output position}; tools/compare_tokens.py compares two such files) where asked. Output paths
+// JSON line per request, in the workload file's order: {"id", "line" (its JSONL line, for a file
+// workload), "input_tokens", "output", "top": the 5 best [id, logit] of every output position};
+// tools/compare_tokens.py compares two such files) where asked. Output paths
 // come from the flags, else from the config's `output:` section.
 #include <fmt/format.h>
 
@@ -40,10 +41,11 @@ std::string TokensJsonLines(const BenchResult& result) {
         top.push_back(std::move(position));
       }
     }
-    const nlohmann::json line = {{"id", result.requests[i].id},
-                                 {"input_tokens", result.requests[i].input_tokens},
-                                 {"output", result.outputs[i]},
-                                 {"top", std::move(top)}};
+    nlohmann::json line = {{"id", result.requests[i].id},
+                           {"input_tokens", result.requests[i].input_tokens},
+                           {"output", result.outputs[i]},
+                           {"top", std::move(top)}};
+    if (result.requests[i].line > 0) line["line"] = result.requests[i].line;  // a JSONL request
     text += line.dump() + "\n";
   }
   return text;
@@ -78,6 +80,8 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
   if (!result.ok()) return ReportError(result.status());
 
   fmt::print("{}", SummaryTable(result->summary));
+  std::fflush(stdout);
+  WarnImplausibleUtilization(result->summary);
   const std::string json_out = options.json_out.empty() ? bench.config.json_out : options.json_out;
   const std::string csv_prefix =
       options.csv_prefix.empty() ? bench.config.csv_prefix : options.csv_prefix;

@@ -18,6 +18,8 @@
 #include "cli_common.h"
 #include "hwinfer/generate.h"
 #include "hwinfer/probe.h"
+#include "hwinfer/text_escape.h"
+#include "hwinfer/workload.h"
 #include "model_run.h"
 
 namespace hwinfer::cli {
@@ -47,9 +49,8 @@ std::vector<double> Milliseconds(std::vector<double> seconds) {
 
 int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options) {
   const int64_t b = options.batch, p = options.prompt_tokens, n = options.new_tokens;
-  // Each sequence's last block may be partly used: one block of slack per sequence.
-  const int64_t kv_tokens = b * (p + n + ExecutorOptions{}.kv_block_size);
-  auto opened = OpenModel(global, options.run, b, kv_tokens);
+  // Checked against the context length and the device's memory before anything is sized.
+  auto opened = OpenModel(global, options.run, {b, p, n});
   if (!opened.ok()) return ReportError(opened.status());
   LlamaExecutor& executor = *(*opened)->executor;
   const ModelShape& shape = executor.model().shape();
@@ -89,6 +90,13 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
   const double decode_tps = tpot_s > 0 ? static_cast<double>(b) / tpot_s : 0;
   const double mbu = tpot_s > 0 && bandwidth > 0 ? step_bytes / tpot_s / bandwidth : 0;
   const double mbu_spec = tpot_s > 0 && spec > 0 ? step_bytes / tpot_s / spec : 0;
+  if (mbu_spec > 1.0) {
+    fmt::print(stderr,
+               "hwinfer: warning: decode MBU is {:.0f}% of the spec peak bandwidth: more bytes per "
+               "second than the spec allows, so the declared peak (hardware file or plugin) is "
+               "too low\n",
+               100.0 * mbu_spec);
+  }
 
   if (options.json) {
     nlohmann::json out = {{"model", shape.name},
@@ -116,8 +124,9 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
     return 0;
   }
   fmt::print("{} on {} ({}), KV {}: batch {}, prompt {}, generate {}; median of {} runs\n",
-             shape.name, (*opened)->device->id(), (*opened)->device->info().name,
-             options.run.kv_dtype, b, p, n, options.repetitions);
+             EscapeControlCharacters(shape.name), (*opened)->device->id(),
+             EscapeControlCharacters((*opened)->device->info().name), options.run.kv_dtype, b, p, n,
+             options.repetitions);
   fmt::print("  prefill      {:>10.1f} tok/s   (TTFT {:.1f} ms)\n", prefill_tps, ttft_s * 1e3);
   fmt::print("  decode       {:>10.1f} tok/s   (TPOT {:.2f} ms)\n", decode_tps, tpot_s * 1e3);
   fmt::print("  bytes/step   {:>10}         (weights {} + KV {})\n", FormatBytes(step_bytes),
@@ -139,14 +148,14 @@ void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_
       "bench-model", "Prefill and decode speed, TPOT and decode MBU of a GGUF model on one device");
   AddModelRunOptions(command, options->run);
   command->add_option("-p,--prompt-tokens", options->prompt_tokens, "Prompt length")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxRequestTokens));
   command->add_option("-n,--new-tokens", options->new_tokens, "Tokens generated per sequence")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxRequestTokens));
   command->add_option("-b,--batch", options->batch, "Sequences decoded together")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxSequences));
   command->add_option("-r,--repetitions", options->repetitions, "Timed runs (median reported)")
-      ->check(CLI::PositiveNumber);
-  command->add_option("--seed", options->seed, "Seed of the random prompts");
+      ->check(IntegerIn(1, 1000));
+  command->add_option("--seed", options->seed, "Seed of the random prompts")->check(SeedValue());
   command->add_flag("--json", options->json, "Print one JSON object");
   command->callback(
       [&global, &exit_code, options] { exit_code = RunBenchModel(global, *options); });

@@ -1,8 +1,6 @@
 // bench_run.cpp — see bench_run.h.
 #include "bench_run.h"
 
-#include "bench_model_source.h"
-
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -10,8 +8,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include "bench_model_source.h"
 #include "hwinfer/config.h"
 #include "hwinfer/hardware_spec.h"
+#include "hwinfer/llama_executor.h"
+#include "hwinfer/llama_model.h"
+#include "hwinfer/model_shape.h"
 #include "hwinfer/scheduler.h"
 #include "hwinfer/workload.h"
 
@@ -46,16 +48,16 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
       ->check(CLI::ExistingFile);
   command->add_option("--backend", flags.backend, "Run on this backend's first device");
   command->add_option("--device", flags.device, "Run on this device (cpu:0, a name or a UUID)");
-  command
-      ->add_option("--hardware", flags.hardware_file,
-                   "Hardware spec YAML (configs/hardware/*.yaml): spec peaks for MBU/MFU; also "
-                   "the simulated device for the sim backend");  // a missing file: LoadHardwareSpec's error
+  command->add_option(
+      "--hardware", flags.hardware_file,
+      "Hardware spec YAML (configs/hardware/*.yaml): spec peaks for MBU/MFU; also "
+      "the simulated device for the sim backend");  // a missing file: LoadHardwareSpec's error
   command->add_option("--mode", flags.mode, "Batching: continuous | dynamic | static")
       ->check(CLI::IsMember({"continuous", "dynamic", "static"}));
   command->add_option("--num-requests", flags.num_requests, "Requests to send")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxWorkloadRequests));
   command->add_option("--max-sequences", flags.max_sequences, "Sequences per step (batch size)")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxSequences));
   command->add_flag("--no-progress", flags.no_progress, "Do not draw the progress line");
 }
 
@@ -76,11 +78,9 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
                            ": no 'model' section; expected model: {path: FILE.gguf} "
                            "or model: {shape: NAME}");
   }
-  // Fail fast on a bad workload (e.g. a JSONL line) before plugins and the model load; RunBench
-  // draws the same requests again with the model's vocabulary.
-  if (!config.workload.jsonl_file.empty()) {
-    HWINFER_RETURN_IF_ERROR(GenerateWorkload(config.workload, /*vocab_size=*/2).status());
-  }
+  // Fail fast on a bad workload (a JSONL line, an arrival past the bound) before plugins and the
+  // model load; RunBench draws the same requests again with the model's vocabulary.
+  HWINFER_RETURN_IF_ERROR(CheckWorkload(config.workload));
   // A shape is synthesised once into the cache (or written as a sparse dummy file).
   HWINFER_ASSIGN_OR_RETURN(prepared->run_options.model_path, ResolveBenchModel(config.model));
   HWINFER_ASSIGN_OR_RETURN(RuntimeConfig runtime, LoadRuntimeConfig(config_file));
@@ -115,6 +115,32 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   return prepared;
 }
 
+StatusOr<std::string> CheckBenchSections(const BenchConfig& config, const Registry& registry) {
+  std::string model = "no model";
+  int64_t max_model_len = 0;
+  if (!config.model.path.empty()) {
+    auto opened_or = LlamaModel::Open(config.model.path);
+    if (!opened_or.ok()) return opened_or.status().WithContext(config.file + ": model.path");
+    const auto& opened = *opened_or;
+    max_model_len = opened->shape().context_length;
+    model = fmt::format("model {} ({} layers, context {})", config.model.path,
+                        opened->shape().n_layers, max_model_len);
+  } else if (!config.model.shape.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(const ModelShape shape, LoadModelShape(config.model.shape));
+    max_model_len = shape.context_length;
+    model =
+        fmt::format("model shape {} ({}, {} weights)", shape.name, config.model.type,
+                    config.model.weights == ModelSource::Weights::kDummy ? "dummy" : "synthesised");
+  }
+  HWINFER_RETURN_IF_ERROR(CheckWorkload(config.workload, max_model_len));
+  if (!config.device.empty() || !config.backend.empty()) {
+    HWINFER_RETURN_IF_ERROR(
+        PickDevice(registry, config.device, config.backend, " (named by " + config.file + ")")
+            .status());
+  }
+  return model;
+}
+
 std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const std::string& label) {
   if (!enabled || ::isatty(::fileno(stderr)) == 0) return {};
   return [label](const BenchProgress& p) {
@@ -133,6 +159,12 @@ std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const s
 
 void EndProgressLine(bool enabled) {
   if (enabled && ::isatty(::fileno(stderr)) != 0) fmt::print(stderr, "\n");
+}
+
+void WarnImplausibleUtilization(const RunSummary& summary) {
+  for (const std::string& line : ImplausibleUtilization(summary)) {
+    fmt::print(stderr, "hwinfer: warning: {}\n", line);
+  }
 }
 
 Status WriteTextFile(const std::string& path, const std::string& text) {

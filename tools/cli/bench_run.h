@@ -46,11 +46,20 @@ struct PreparedBench {
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags);
 
+// What `hwinfer config check` checks beyond the runtime section: the model file opens as a Llama
+// model (or the shape file loads), the workload passes every check RunBench makes (its file line
+// by line, its bounds, against the model's length), and a `device:` / `backend:` the config
+// names is in |registry|. Returns a one-line description of the model.
+StatusOr<std::string> CheckBenchSections(const BenchConfig& config, const Registry& registry);
+
 // A progress callback that redraws one line on stderr ("\r"-updated) when stderr is a terminal
 // and |enabled|; an empty function otherwise. |label| prefixes the line (e.g. "batch 8").
 std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const std::string& label);
 // Ends the progress line (a newline) when one was drawn.
 void EndProgressLine(bool enabled);
+
+// "hwinfer: warning: ..." on stderr for each ImplausibleUtilization line of |summary|.
+void WarnImplausibleUtilization(const RunSummary& summary);
 
 // Writes |text| to |path|, creating its parent folders. Errors name the path.
 Status WriteTextFile(const std::string& path, const std::string& text);

@@ -4,16 +4,22 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 #include <utility>
 
 #include "hwinfer/log.h"
+#include "hwinfer/text_escape.h"
 
 namespace hwinfer::cli {
 
 int ReportError(const Status& status) {
-  std::fprintf(stderr, "hwinfer: error: %s\n", status.message().c_str());
+  // Messages quote file-controlled text (tensor names, YAML keys): escaped, it cannot drive the
+  // terminal or break the one-line form.
+  std::fprintf(stderr, "hwinfer: error: %s\n", EscapeControlCharacters(status.message()).c_str());
   return kExitError;
 }
 
@@ -43,6 +49,67 @@ StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig con
   config.plugin_paths.insert(config.plugin_paths.begin(), options.plugin_paths.begin(),
                              options.plugin_paths.end());
   return Registry::FromConfig(config);
+}
+
+namespace {
+
+// The whole of |text| as a decimal integer (an optional leading '-'), else nullopt.
+std::optional<int64_t> ParseDecimal(const std::string& text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, value);
+  if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+CLI::Validator IntegerIn(int64_t min, int64_t max) {
+  const std::string range = fmt::format("[{}, {}]", min, max);
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        const std::optional<int64_t> value = ParseDecimal(text);
+        if (value && *value >= min && *value <= max) return "";
+        return "expected an integer in " + range + "; got '" + EscapeControlCharacters(text) + "'";
+      },
+      "INT in " + range);
+}
+
+CLI::Validator SeedValue() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (!text.empty() && error == std::errc() && stop == end) return "";
+        return "expected an integer in [0, 18446744073709551615]; got '" +
+               EscapeControlCharacters(text) + "'";
+      },
+      "SEED >= 0");
+}
+
+StatusOr<std::vector<int32_t>> ParseTokenIds(const std::string& text, const std::string& flag) {
+  const std::string form = "expected comma-separated token ids like 1,15043,3186";
+  if (text.empty()) return InvalidArgument(flag + " is empty; " + form);
+  std::vector<int32_t> ids;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    const std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::optional<int64_t> value = ParseDecimal(item);
+    if (!value || *value < 0 || *value > std::numeric_limits<int32_t>::max()) {
+      const std::string what = item.empty() ? "is empty"
+                                            : "('" + item +
+                                                  "') is not a token id (an integer in [0, "
+                                                  "2147483647])";
+      return InvalidArgument(
+          fmt::format("{} '{}': item {} {}; {}", flag, text, ids.size() + 1, what, form));
+    }
+    ids.push_back(static_cast<int32_t>(*value));
+    if (comma == std::string::npos) return ids;
+    start = comma + 1;
+  }
 }
 
 std::string FormatBytes(double bytes) {

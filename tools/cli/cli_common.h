@@ -33,6 +33,16 @@ StatusOr<Registry> BuildRegistry(const GlobalOptions& options);
 // The same from a runtime config already loaded (and possibly edited, e.g. plugin options).
 StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig config);
 
+// CLI11 checks with messages that name the bound and the value as given ("expected an integer
+// in [1, 4096]; got '100000'"), instead of CLI11's "Value 0 not in range 0.000000 to 1.8e308".
+CLI::Validator IntegerIn(int64_t min, int64_t max);
+// A seed: a decimal integer in [0, 2^64 - 1]; "-1" is refused, not wrapped around.
+CLI::Validator SeedValue();
+
+// "1,15043,3186" -> token ids. Every item must be a decimal integer in [0, 2^31 - 1]; an empty
+// text or an empty item ("1,,2", ",") is an error naming |flag|, the item and the expected form.
+StatusOr<std::vector<int32_t>> ParseTokenIds(const std::string& text, const std::string& flag);
+
 // Human-readable byte counts and rates: "23.4 GiB", "41.2 GB/s", "1.23 TFLOP/s".
 std::string FormatBytes(double bytes);
 std::string FormatBandwidth(double bytes_per_s);

@@ -12,13 +12,13 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "cli_common.h"
+#include "hwinfer/input_file.h"
 
 extern char** environ;
 
@@ -87,10 +87,9 @@ StatusOr<Row> ReadRow(const nlohmann::json& summary, const std::string& file, st
 
 // One row for a bench result, one per point for a sweep.
 Status ReadFileRows(const std::string& file, std::vector<Row>& rows) {
-  std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) return NotFound(file + ": no such file");
-  std::ifstream in(file);
-  const nlohmann::json json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  HWINFER_ASSIGN_OR_RETURN(const std::string text,
+                           ReadInputFile(file, "result file", kMaxResultFileBytes));
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (json.is_discarded()) return InvalidArgument(file + ": not valid JSON");
   if (!json.is_object()) {
     return InvalidArgument(file + ": not a bench result or sweep: expected a JSON object");

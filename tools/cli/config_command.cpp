@@ -1,9 +1,14 @@
-// config_command.cpp — `hwinfer config check FILE`: validates a runtime config the way every
-// command will use it: YAML schema (file:line:column errors), then the backends' plugins load and
-// every device selector matches a device. Prints the resulting device list.
+// config_command.cpp — `hwinfer config check FILE`: validates a config the way every command
+// will use it, with the same errors: the runtime section (YAML schema with file:line:column
+// errors; the backends' plugins load; every device selector matches a device), then every bench
+// section `bench` and `sweep` read (model, workload, scheduler, metrics, output; the model file
+// opens, the workload file parses within its bounds, a named device exists). Prints the devices.
 #include <fmt/format.h>
 
+#include "bench_run.h"
 #include "cli_common.h"
+#include "hwinfer/bench_config.h"
+#include "hwinfer/text_escape.h"
 
 namespace hwinfer::cli {
 namespace {
@@ -13,8 +18,12 @@ int RunConfigCheck(const GlobalOptions& global, const std::string& file) {
   with_file.config_file = file;
   auto registry = BuildRegistry(with_file);
   if (!registry.ok()) return ReportError(registry.status());
-  fmt::print("{}: OK — {} backend(s), {} device(s)\n", file, registry->plugins().size(),
-             registry->devices().size());
+  auto bench = LoadBenchConfig(file);
+  if (!bench.ok()) return ReportError(bench.status());
+  auto model = CheckBenchSections(*bench, *registry);
+  if (!model.ok()) return ReportError(model.status());
+  fmt::print("{}: OK — {} backend(s), {} device(s); {}\n", file, registry->plugins().size(),
+             registry->devices().size(), EscapeControlCharacters(*model));
   for (const RegisteredDevice& device : registry->devices()) {
     fmt::print("  {:<10} priority {:<4} {}{}\n", device.id(), device.priority, device.info.name,
                device.info.spec_source.empty() ? "" : "  [spec: " + device.info.spec_source + "]");

@@ -7,7 +7,9 @@
 
 #include "cli_common.h"
 #include "device_json.h"
+#include "hwinfer/log.h"
 #include "hwinfer/probe.h"
+#include "hwinfer/text_escape.h"
 
 namespace hwinfer::cli {
 namespace {
@@ -42,10 +44,16 @@ int RunDevices(const GlobalOptions& global, const DevicesOptions& options) {
     entry["ordinal"] = device.ordinal;
     entry["priority"] = device.priority;
     if (!options.no_probe) {
+      // A device that will not open or probe is listed with the reason; the others still are.
       auto probe = QuickReadProbe(*registry, device);
-      if (!probe.ok()) return ReportError(probe.status().WithContext(device.id() + ": probe"));
-      entry["measured"] = {{"read_bandwidth_bytes_per_s", probe->value},
-                           {"probe", probe->measured ? "ok" : probe->reason}};
+      if (probe.ok()) {
+        entry["measured"] = {{"read_bandwidth_bytes_per_s", probe->value},
+                             {"probe", probe->measured ? "ok" : probe->reason}};
+      } else {
+        entry["measured"] = {{"read_bandwidth_bytes_per_s", 0.0},
+                             {"probe", "failed: " + probe.status().message()}};
+        Log(LogLevel::kWarning, "core", device.id() + ": " + probe.status().message());
+      }
     }
     out["devices"].push_back(entry);
   }
@@ -71,8 +79,12 @@ int RunDevices(const GlobalOptions& global, const DevicesOptions& options) {
     PrintDeviceInfo(device.info, "      ");
     const nlohmann::json& entry = out["devices"][index];
     if (entry.contains("measured")) {
-      fmt::print("      measured read:   {}\n",
-                 FormatBandwidth(entry["measured"]["read_bandwidth_bytes_per_s"].get<double>()));
+      const std::string probe = entry["measured"]["probe"].get<std::string>();
+      fmt::print(
+          "      measured read:   {}\n",
+          probe.starts_with("failed: ")
+              ? EscapeControlCharacters(probe)
+              : FormatBandwidth(entry["measured"]["read_bandwidth_bytes_per_s"].get<double>()));
     }
     ++index;
   }

@@ -8,6 +8,7 @@
 
 #include "cli_common.h"
 #include "hwinfer/model_shape.h"
+#include "hwinfer/text_escape.h"
 
 namespace hwinfer::cli {
 namespace {
@@ -26,6 +27,15 @@ int RunKvSize(const KvSizeOptions& options) {
   if (!shape.ok()) return ReportError(shape.status());
   std::vector<int64_t> seqlens = options.seqlens;
   if (seqlens.empty()) seqlens.push_back(shape->context_length);
+  for (int64_t seqlen : seqlens) {
+    // Arithmetic still holds past the context, but no request of this model can be that long.
+    if (seqlen > shape->context_length) {
+      fmt::print(stderr,
+                 "hwinfer: warning: seqlen {} is past the context length of {} ({}); no sequence "
+                 "of this model holds that many tokens\n",
+                 seqlen, EscapeControlCharacters(shape->name), shape->context_length);
+    }
+  }
 
   const double weight_bytes_f16 = 2.0 * static_cast<double>(shape->TotalParams());
   nlohmann::json rows = nlohmann::json::array();
@@ -90,11 +100,11 @@ void AddKvSizeCommand(CLI::App& app, int& exit_code) {
       ->required();
   command->add_option("--batch", options->batches, "Batch sizes")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, int64_t{1} << 40));
   command
       ->add_option("--seqlen", options->seqlens, "Sequence lengths (default: the context length)")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, int64_t{1} << 40));
   command->add_flag("--json", options->json, "Print JSON");
   command->callback([&exit_code, options] { exit_code = RunKvSize(*options); });
 }

@@ -19,15 +19,38 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
   command
       ->add_option("--max-batch-tokens", options.max_batch_tokens,
                    "Tokens per executor step (prefill chunk size)")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxBatchTokens));
   command->add_flag("!--no-decode-graphs", options.decode_graphs,
                     "Launch every decode step's kernels one by one instead of replaying a captured "
                     "graph (where the device can capture)");
 }
 
+namespace {
+
+// The KV tokens |size| needs, after checking it fits |shape|'s context length.
+StatusOr<int64_t> KvTokensFor(const ModelShape& shape, const RunSize& size, int32_t block_size) {
+  // prompt and new are at most 2^31 each (the flags' bounds): no overflow below.
+  const int64_t positions = size.prompt_tokens + size.new_tokens - 1;
+  if (positions > shape.context_length) {
+    return InvalidArgument(fmt::format(
+        "a prompt of {} tokens plus {} new tokens needs {} positions; the context length of {} "
+        "is {}",
+        size.prompt_tokens, size.new_tokens, positions, shape.name, shape.context_length));
+  }
+  const int64_t per_sequence = (positions + block_size - 1) / block_size * block_size;
+  if (per_sequence > kMaxKvCacheTokens / size.sequences) {
+    return InvalidArgument(fmt::format(
+        "{} sequences of {} positions need a KV cache of more than {} tokens; lower the batch",
+        size.sequences, positions, kMaxKvCacheTokens));
+  }
+  return size.sequences * per_sequence;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
                                                  const ModelRunOptions& options,
-                                                 int64_t max_sequences, int64_t kv_tokens) {
+                                                 const RunSize& size) {
   auto opened = std::make_unique<OpenedModel>();
   HWINFER_ASSIGN_OR_RETURN(opened->registry, BuildRegistry(global));
   const Registry& registry = opened->registry;
@@ -49,14 +72,15 @@ StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
   } else {
     return NotFound("no devices found: no plugin on the search path reported one");
   }
-  HWINFER_ASSIGN_OR_RETURN(opened->device, opened->registry.Open(*target));
   HWINFER_ASSIGN_OR_RETURN(auto model, LlamaModel::Open(options.model_path));
   ExecutorOptions executor_options;
-  executor_options.max_batch_tokens = std::max(options.max_batch_tokens, max_sequences);
-  executor_options.max_sequences = max_sequences;
-  executor_options.kv_cache_tokens = kv_tokens;
+  HWINFER_ASSIGN_OR_RETURN(executor_options.kv_cache_tokens,
+                           KvTokensFor(model->shape(), size, executor_options.kv_block_size));
+  executor_options.max_batch_tokens = std::max(options.max_batch_tokens, size.sequences);
+  executor_options.max_sequences = size.sequences;
   executor_options.kv_dtype = options.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
   executor_options.decode_graphs = options.decode_graphs;
+  HWINFER_ASSIGN_OR_RETURN(opened->device, opened->registry.Open(*target));
   HWINFER_ASSIGN_OR_RETURN(opened->executor,
                            LlamaExecutor::Create(opened->device, model, executor_options));
   return opened;

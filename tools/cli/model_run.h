@@ -30,10 +30,20 @@ struct OpenedModel {
   std::unique_ptr<LlamaExecutor> executor;
 };
 
-// Loads the registry, the model (validated) and the executor with |max_sequences| sequences and
-// room for |kv_tokens| tokens in the KV cache (0 = the executor's default).
+// What one run asks of the model: |sequences| at once, each a prompt of |prompt_tokens| followed
+// by |new_tokens| generated ones.
+struct RunSize {
+  int64_t sequences = 1;
+  int64_t prompt_tokens = 1;
+  int64_t new_tokens = 1;
+};
+
+// Loads the registry and the model (validated), checks |size| against the model's context length
+// (the last token is sampled, never fed back: prompt + new - 1 positions), then creates the
+// executor with |size.sequences| sequences and a KV cache of exactly what the run needs (whole
+// blocks per sequence): nothing is sized by the model's context length.
 StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
                                                  const ModelRunOptions& options,
-                                                 int64_t max_sequences, int64_t kv_tokens = 0);
+                                                 const RunSize& size);
 
 }  // namespace hwinfer::cli

@@ -2,11 +2,11 @@
 // [--requests-per-batch K] [--json OUT.json] [--csv OUT.csv] [bench flags]`: the
 // throughput-latency curve. For each batch size b it runs the bench with
 // scheduler.max_sequences = b and workload.num_requests = b * K (every point is K full batches of
-// work; arrivals as the config says, offline by default), on one device opened once, and prints one row per point:
-// batch, output tok/s, median TPOT (ms), median TTFT (ms), mean E2E (ms), decode MBU (% of the
-// spec peak bandwidth; of the measured peak when no spec is known).
-// The JSON is {"config": {...}, "points": [{"batch": b, <SummaryToJson keys>}, ...]}, which
-// `hwinfer compare` and tools/plot_results.py read.
+// work; arrivals as the config says, offline by default), on one device opened once, and prints one
+// row per point: batch, output tok/s, median TPOT (ms), median TTFT (ms), mean E2E (ms), decode MBU
+// (% of the spec peak bandwidth; of the measured peak when no spec is known). The JSON is
+// {"config": {...}, "points": [{"batch": b, <SummaryToJson keys>}, ...]}, which `hwinfer compare`
+// and tools/plot_results.py read.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,7 +16,9 @@
 
 #include "bench_run.h"
 #include "cli_common.h"
+#include "hwinfer/llama_executor.h"
 #include "hwinfer/metrics.h"
+#include "hwinfer/workload.h"
 
 namespace hwinfer::cli {
 namespace {
@@ -33,6 +35,13 @@ double DecodeMbuPercent(const RunSummary& s) {
 }
 
 int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
+  for (const int64_t batch : options.batches) {  // both at most 2^20: the product cannot overflow
+    if (batch * options.requests_per_batch > kMaxWorkloadRequests) {
+      return ReportError(InvalidArgument(fmt::format(
+          "--batch {} x --requests-per-batch {} = {} requests; a point sends at most {}", batch,
+          options.requests_per_batch, batch * options.requests_per_batch, kMaxWorkloadRequests)));
+    }
+  }
   auto prepared = PrepareBench(global, options.flags);
   if (!prepared.ok()) return ReportError(prepared.status());
   PreparedBench& bench = **prepared;
@@ -61,6 +70,7 @@ int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
                s.output_throughput, s.tpot_ms.median, s.ttft_ms.median, s.e2el_ms.mean,
                DecodeMbuPercent(s));
     std::fflush(stdout);
+    WarnImplausibleUtilization(s);
     csv += fmt::format("{},{},{},{},{},{}\n", batch, s.output_throughput, s.tpot_ms.median,
                        s.ttft_ms.median, s.e2el_ms.mean, DecodeMbuPercent(s));
     nlohmann::json point = SummaryToJson(s);
@@ -101,11 +111,11 @@ void AddSweepCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
   AddBenchFlags(command, options->flags);
   command->add_option("--batch", options->batches, "Batch sizes (max_sequences), e.g. 1,2,4,8")
       ->delimiter(',')
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxSequences));
   command
       ->add_option("--requests-per-batch", options->requests_per_batch,
                    "Requests per point = batch x K (default 2)")
-      ->check(CLI::PositiveNumber);
+      ->check(IntegerIn(1, kMaxWorkloadRequests));
   command->add_option("--json", options->json_out, "Write {config, points} JSON here");
   command->add_option("--csv", options->csv_out, "Write one CSV row per point here");
   command->callback([&global, &exit_code, options] { exit_code = RunSweep(global, *options); });

@@ -33,7 +33,7 @@
 //     kv_dtype: f16 | i8
 //     decode_graphs: true           # replay captured decode graphs where the device can
 //     kv_cache_tokens: 0            # 0 = fit `memory_utilization` of the device memory after the
-//     memory_utilization: 0.9       #   weights and activations (capped for the CPU, see
+//     memory_utilization: 0.9       #   weights and activations (capped by the workload, see
 //     bench_runner.h)
 //   metrics:
 //     slo: {ttft_ms: 500, tpot_ms: 50, e2el_ms: 0}   # goodput; 0 = no limit

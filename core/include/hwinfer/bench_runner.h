@@ -65,8 +65,9 @@ struct BenchResult {
                                // summary keys flat at the top, phases, hardware)
 };
 
-// Opens the model, sizes the KV cache (kv_cache_tokens, else memory_utilization of the device
-// memory left after the weights and activations, capped at max_sequences x context length),
+// Opens the model, draws the workload, sizes the KV cache (kv_cache_tokens, else
+// memory_utilization of the device memory left after the weights and activations, capped at
+// max_sequences x the workload's longest request: what the run needs, not the context length),
 // creates the executor and scheduler, and runs the workload to completion with greedy sampling.
 // Errors name the config key or file at fault; a request that can never fit is recorded as failed
 // with the reason (the run goes on).

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "hwinfer/llama_executor.h"
@@ -22,13 +23,19 @@ struct GenerateResult {
   std::vector<double> decode_step_seconds;   // one per decode step (n_new - 1 steps)
 };
 
+// Called with each token as soon as it is sampled: |sequence| is the prompt's index, tokens of
+// one sequence come in order (a caller streams them; a run cut short keeps what was printed).
+using TokenCallback = std::function<void(size_t sequence, int32_t token)>;
+
 // Generates |n_new| tokens (>= 1) after each prompt. Sequence i uses id |first_sequence| + i and
 // sampler seed params.seed + i; all sequences are released before returning (also on error).
-// Errors: those of LlamaExecutor::Step (token out of vocabulary, context length, KV capacity),
-// more sequences than the executor's max_sequences, an empty prompt, a prompt plus n_new - 1
-// that passes the context length (checked before anything runs).
+// Errors: those of LlamaExecutor::Step (token out of vocabulary, context length, KV capacity,
+// non-finite logits), more sequences than the executor's max_sequences, an empty prompt, a
+// prompt plus n_new - 1 that passes the context length (checked before anything runs, for any
+// n_new).
 StatusOr<GenerateResult> Generate(LlamaExecutor& executor,
                                   const std::vector<std::vector<int32_t>>& prompts, int64_t n_new,
-                                  const SamplingParams& params, SequenceId first_sequence = 0);
+                                  const SamplingParams& params, SequenceId first_sequence = 0,
+                                  const TokenCallback& on_token = nullptr);
 
 }  // namespace hwinfer

@@ -5,14 +5,16 @@
 //
 //   name: NVIDIA H200 SXM              # required string
 //   vendor: NVIDIA                     # optional string
-//   memory_gib: 141                    # optional number
-//   peak_bandwidth_gb_per_s: 4800      # required number > 0 (GB = 1e9 bytes)
-//   peak_tflops:                       # required map, at least one entry, each > 0
-//     f32: 67
+//   memory_gib: 141                    # optional number in [0.001, 1048576]
+//   peak_bandwidth_gb_per_s: 4800      # required number in [0.1, 100000] (GB = 1e9 bytes)
+//   peak_tflops:                       # required map, at least one entry, each in
+//     f32: 67                          #   [0.001, 100000]
 //     f16: 989
 //     bf16: 989
 //     int8: 1979                       # tera-ops/s
-//   launch_overhead_us: 5              # optional number >= 0 (used by the simulated backend)
+//   launch_overhead_us: 5              # optional number in [0, 1e6] (the simulated backend)
+// Every number must lie in its physical range (a unit slip such as 1e300 or 0.001 GB/s would
+// make MBU infinite or absurd, and stall the simulator's virtual clock).
 //   match: ["H200"]                    # optional list of strings: a device whose reported name
 //                                      # contains one of them (ignoring case) is this hardware
 //

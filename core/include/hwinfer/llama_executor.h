@@ -42,6 +42,13 @@ namespace executor_internal {
 struct StepShape;
 }  // namespace executor_internal
 
+// Upper bounds of ExecutorOptions: far past any real run, low enough that nothing sized by them
+// can overflow.
+inline constexpr int64_t kMaxBatchTokens = 1 << 20;                   // tokens per step
+inline constexpr int64_t kMaxSequences = 4096;                        // sequences per step
+inline constexpr int32_t kMaxKvBlockSize = 4096;                      // tokens per KV block
+inline constexpr int64_t kMaxKvCacheTokens = (int64_t{1} << 31) - 1;  // a petabyte at 7B scale
+
 struct ExecutorOptions {
   int64_t max_batch_tokens = 512;  // tokens per step (prefill chunks + decode tokens)
   int64_t max_sequences = 16;      // sequences per step
@@ -53,6 +60,15 @@ struct ExecutorOptions {
   bool decode_graphs = true;
   // InvalidArgument naming the field when a value is out of range.
   Status Validate() const;
+};
+
+// What an executor allocates on its device besides the weights, computed in double from the
+// shape and options alone (no allocation), so absurd values give a finite number to refuse.
+struct ExecutorMemory {
+  int64_t kv_tokens = 0;        // KV capacity: kv_cache_tokens (or 2 x context), whole blocks
+  double kv_bytes = 0;          // K and V pools of every layer, I8 scales included
+  double activation_bytes = 0;  // the activation buffer of the largest step
+  double total() const { return kv_bytes + activation_bytes; }
 };
 
 // One sequence's part of a step: its next tokens (a prefill chunk, or one decode token), placed
@@ -78,17 +94,27 @@ struct StepStats {
 class LlamaExecutor {
  public:
   // Places the weights, allocates the KV pools and activations, and checks every kernel with
-  // QueryKernel. Errors name the option, the buffer or the kernel.
+  // QueryKernel. Errors name the option, the buffer or the kernel. Before anything is allocated,
+  // MemoryNeeded is checked against the device's memory (OutOfMemory naming both, and what to
+  // lower); block tables are sized by what a sequence can hold (the context length or the whole
+  // cache, whichever is smaller), never by the context length alone.
   static StatusOr<std::unique_ptr<LlamaExecutor>> Create(std::shared_ptr<Device> device,
                                                          std::shared_ptr<const LlamaModel> model,
                                                          const ExecutorOptions& options = {});
   ~LlamaExecutor();
 
+  // The device memory Create would allocate for |shape| and |options| (besides the weights).
+  static ExecutorMemory MemoryNeeded(const ModelShape& shape, const ExecutorOptions& options);
+  // Block-table width: the blocks one sequence can hold (its context, capped by the whole cache).
+  static int64_t MaxBlocksPerSequence(const ModelShape& shape, const ExecutorOptions& options);
+
   // Runs one step. Returns, for each chunk in order, its last token's logits [vocab] (an empty
   // vector when want_logits is false). Errors (nothing is appended to the KV cache then):
   // InvalidArgument for an empty or repeated sequence, a token id outside [0, vocab) (naming the
   // sequence, index and id), a sequence that would pass the context length, a batch over
-  // max_batch_tokens or max_sequences; OutOfMemory when the KV cache lacks the blocks.
+  // max_batch_tokens or max_sequences; OutOfMemory when the KV cache lacks the blocks. After the
+  // step ran: Internal when a returned logit is not finite (naming the step, sequence and token;
+  // the step's tokens stay in the KV cache).
   StatusOr<std::vector<std::vector<float>>> Step(const std::vector<SequenceChunk>& batch);
 
   // Forgets a sequence and frees its KV blocks (NotFound for an unknown one).
@@ -128,6 +154,7 @@ class LlamaExecutor {
   std::unique_ptr<LlamaWeights> weights_;
   std::unique_ptr<Impl> impl_;
   StepStats last_step_;
+  int64_t steps_run_ = 0;  // steps that completed, for naming a step in errors
 };
 
 }  // namespace hwinfer

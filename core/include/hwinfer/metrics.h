@@ -25,7 +25,8 @@
 namespace hwinfer {
 
 struct RequestRecord {
-  int64_t id = 0;
+  int64_t id = 0;    // the request's place in the workload file (or as drawn)
+  int64_t line = 0;  // its 1-based line in a JSONL workload file; 0 when drawn
   double arrival_s = 0;
   double first_scheduled_s = -1;      // -1 = never scheduled
   std::vector<double> token_times_s;  // one per output token, ascending
@@ -112,6 +113,11 @@ struct SummaryInputs {
 // Computes every number above. Duration: earliest arrival to latest token (of any request);
 // 0 when nothing completed.
 RunSummary SummarizeRun(const SummaryInputs& inputs);
+
+// One line per phase whose MBU or MFU against the spec peak is above 100%: more bytes or FLOPs
+// per second than the hardware can do means the declared peak (hardware file or plugin) is wrong
+// — a unit slip, not a result. Empty when every figure is plausible.
+std::vector<std::string> ImplausibleUtilization(const RunSummary& summary);
 
 // vLLM benchmark keys, flat: duration, completed, failed, total_input_tokens,
 // total_output_tokens, request_throughput, output_throughput, total_token_throughput,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,8 +55,12 @@ class Plugin : public std::enable_shared_from_this<Plugin> {
   // shared library / dlopen failed, with dlerror's text), NotFound (missing query symbol),
   // Unsupported (ABI major mismatch, naming both), the plugin's own error on init failure, and
   // InvalidArgument for a malformed table (missing required slots).
-  static StatusOr<std::shared_ptr<Plugin>> Load(const std::string& path,
-                                                const OptionMap& options = {});
+  // |on_phase|, when set, is called just before each step that runs the plugin's own code:
+  // "dlopen (the library's constructors)", "hwinfer_plugin_query", "plugin_init" — so a caller
+  // watching from another process (`hwinfer plugin check`) can say where a plugin died or hung.
+  static StatusOr<std::shared_ptr<Plugin>> Load(
+      const std::string& path, const OptionMap& options = {},
+      const std::function<void(const char* phase)>& on_phase = nullptr);
 
   Plugin(const Plugin&) = delete;
   Plugin& operator=(const Plugin&) = delete;
@@ -71,6 +76,8 @@ class Plugin : public std::enable_shared_from_this<Plugin> {
   const hwinfer_kernel_table& kernels() const { return kernels_; }
   hwinfer_plugin* handle() const { return instance_; }
 
+  // The plugin's device count. InvalidArgument when it reports more than kMaxDevicesPerPlugin
+  // (a broken plugin must not make the host allocate for billions of devices).
   StatusOr<uint32_t> DeviceCount() const;
   StatusOr<DeviceInfo> GetDeviceInfo(uint32_t ordinal) const;
   // Opens device |ordinal|. The Device keeps this Plugin alive.
@@ -85,6 +92,9 @@ class Plugin : public std::enable_shared_from_this<Plugin> {
   hwinfer_plugin_api api_{};
   hwinfer_kernel_table kernels_{};
 };
+
+// The most devices one plugin may report (a node has a few dozen at most).
+inline constexpr uint32_t kMaxDevicesPerPlugin = 1024;
 
 // Converts a plugin error into a Status and destroys it. NULL means OK. |context| is prefixed
 // ("cpu: buffer_alloc: <message>").

@@ -41,8 +41,9 @@ class Registry {
   // Loads the plugins |config| names and selects its devices.
   static StatusOr<Registry> FromConfig(const RuntimeConfig& config);
   // Loads every plugin file found in |search_paths| (no config: all devices of all plugins).
-  // A plugin that fails to load is an error naming it, except one whose init answers UNAVAILABLE
-  // (its driver is missing), which is skipped with a log line.
+  // A plugin that fails to load, count or describe its devices is skipped with a warning naming
+  // the file and the reason (an info line when its init answers UNAVAILABLE: its driver is
+  // missing); only FromConfig treats a failing plugin as an error, since a config asks for it.
   static StatusOr<Registry> FromSearchPaths(const std::vector<std::string>& search_paths);
 
   const std::vector<std::shared_ptr<Plugin>>& plugins() const { return plugins_; }

@@ -74,6 +74,11 @@ struct Request {
   double arrival_s = 0;         // when it arrived (the clock of Schedule)
 };
 
+// OutOfRange "request ID: prompt (P) + max_new_tokens (N) = T tokens exceeds max_model_len M"
+// when a request can never fit the model's length (overflow-safe for any P and N >= 0).
+Status CheckFitsModelLength(RequestId id, int64_t prompt_tokens, int64_t max_new_tokens,
+                            int64_t max_model_len);
+
 // One step's plan. chunks[i] belongs to requests[i]; the executor runs them as one Step.
 struct StepPlan {
   std::vector<SequenceChunk> chunks;

@@ -25,6 +25,15 @@
 
 namespace hwinfer {
 
+// Bounds of a workload, named in the errors that enforce them. Requests and their prompt tokens
+// are held in memory for the whole run; arrivals past a day are a mistake (a rate of 1e-300),
+// not a benchmark.
+inline constexpr int64_t kMaxWorkloadRequests = 1000000;
+inline constexpr int64_t kMaxRequestTokens = (int64_t{1} << 31) - 1;   // positions are 32-bit
+inline constexpr int64_t kMaxWorkloadPromptTokens = int64_t{1} << 28;  // 1 GiB of token ids
+inline constexpr double kMaxArrivalSeconds = 86400.0;                  // one day
+inline constexpr uint64_t kMaxWorkloadFileBytes = 1ull << 30;
+
 struct LengthDistribution {
   enum class Kind { kFixed, kUniform, kNormal };
   Kind kind = Kind::kFixed;
@@ -36,7 +45,7 @@ struct LengthDistribution {
 
 struct WorkloadSpec {
   enum class Arrivals { kOffline, kPoisson, kGamma };
-  int64_t num_requests = 16;  // > 0; with a JSONL file: 0 = every line, else the first N
+  int64_t num_requests = 16;  // 1..kMaxWorkloadRequests; with a JSONL file 0 = every line
   Arrivals arrivals = Arrivals::kOffline;
   double rate = 0;              // requests/s (> 0 for poisson/gamma)
   double burstiness = 1.0;      // gamma shape (> 0)
@@ -48,18 +57,29 @@ struct WorkloadSpec {
 };
 
 struct WorkloadRequest {
-  int64_t id = 0;
+  int64_t id = 0;    // the request's place in the file (or as drawn), whatever its arrival
+  int64_t line = 0;  // its 1-based line in the JSONL file; 0 when drawn
   double arrival_s = 0;
   int64_t input_len = 0, output_len = 0;
   int priority = 0;
-  std::vector<int32_t> prompt;  // input_len tokens in [1, vocab)
+  std::vector<int32_t> prompt;  // input_len tokens in [1, vocab); empty when it can never run
 };
 
-// Draws the requests (sorted by arrival, ids 0..n-1 in that order). Errors: the spec's
-// validation, an unreadable JSONL file (NotFound naming it), a bad line (InvalidArgument,
-// "file:LINE: ..."), vocab_size < 2.
+// Draws the requests, sorted by arrival; ids 0..n-1 in file (or drawing) order, so outputs keyed
+// by id join to the inputs whatever the arrival order. A request whose input_len passes
+// |max_model_len| (> 0) gets no prompt tokens: it can never run, and building it first could
+// exhaust memory (the runner records it as failed). Errors: the spec's validation, an unreadable
+// JSONL file (NotFound naming it), a bad line (InvalidArgument, "file:LINE: ..."), vocab_size < 2,
+// an arrival past kMaxArrivalSeconds, prompts of more than kMaxWorkloadPromptTokens in all.
 StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec,
-                                                        int64_t vocab_size);
+                                                        int64_t vocab_size,
+                                                        int64_t max_model_len = 0);
+
+// Everything GenerateWorkload checks (the spec, the JSONL file line by line, the bounds), without
+// building any prompt: for `hwinfer config check` and for failing fast before a model loads. The
+// prompt-token bound is checked only with the model's |max_model_len| (> 0): which prompts will
+// be built depends on it.
+Status CheckWorkload(const WorkloadSpec& spec, int64_t max_model_len = 0);
 
 // "offline" | "poisson" | "gamma"; "fixed" | "uniform" | "normal".
 const char* ArrivalsName(WorkloadSpec::Arrivals arrivals);

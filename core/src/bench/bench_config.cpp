@@ -20,6 +20,7 @@
 
 #include "config/yaml_checks.h"
 #include "hwinfer/config.h"
+#include "hwinfer/llama_executor.h"
 
 namespace hwinfer {
 namespace {
@@ -53,6 +54,7 @@ const std::vector<std::string_view> kModes = {"continuous", "dynamic", "static"}
 const std::vector<std::string_view> kKvDtypes = {"f16", "i8"};
 
 constexpr double kSecondsPerMs = 1e-3;
+constexpr double kMaxBatchTimeoutMs = 86400e3;
 
 struct ParseContext {
   std::string file;
@@ -74,17 +76,25 @@ StatusOr<size_t> GetChoice(const ParseContext& ctx, const MapEntry& entry,
                      "; got " + Describe(entry.value) + (hint.empty() ? "" : "; " + hint));
 }
 
-// An integer >= |min|; |form| says what it counts ("tokens per step").
-StatusOr<int64_t> GetIntegerAtLeast(const ParseContext& ctx, const MapEntry& entry, int64_t min,
-                                    const std::string& form) {
+// An integer in [|min|, |max|]; |form| says what it counts ("tokens per step").
+StatusOr<int64_t> GetIntegerInRange(const ParseContext& ctx, const MapEntry& entry, int64_t min,
+                                    int64_t max, const std::string& form) {
   const std::optional<int64_t> value =
       entry.value.IsScalar() ? config_internal::ParseInteger(entry.value.Scalar()) : std::nullopt;
-  if (!value || *value < min) {
-    return ErrorAt(ValueLocation(ctx.file, entry),
-                   Quote(entry.key) + " must be an integer >= " + std::to_string(min) + " (" +
-                       form + "); got " + Describe(entry.value));
+  if (!value || *value < min || *value > max) {
+    const std::string range = max == std::numeric_limits<int64_t>::max()
+                                  ? ">= " + std::to_string(min)
+                                  : "in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    return ErrorAt(ValueLocation(ctx.file, entry), Quote(entry.key) + " must be an integer " +
+                                                       range + " (" + form + "); got " +
+                                                       Describe(entry.value));
   }
   return *value;
+}
+
+StatusOr<int64_t> GetIntegerAtLeast(const ParseContext& ctx, const MapEntry& entry, int64_t min,
+                                    const std::string& form) {
+  return GetIntegerInRange(ctx, entry, min, std::numeric_limits<int64_t>::max(), form);
 }
 
 // A finite number, > 0 when |positive| else >= 0.
@@ -213,13 +223,13 @@ Status ReadModel(const ParseContext& ctx, const MapEntry& section, ModelSource& 
 // `input:` / `output:` — N, or {dist: fixed, value: N} | {dist: uniform, min, max} |
 // {dist: normal, mean, std, min, max}.
 StatusOr<LengthDistribution> ReadLength(const ParseContext& ctx, const MapEntry& section) {
-  const std::string form =
-      "an integer > 0 (tokens), {dist: uniform, min: A, max: B} or "
-      "{dist: normal, mean: M, std: S, min: A, max: B}";
+  const std::string form = "an integer in [1, " + std::to_string(kMaxRequestTokens) +
+                           "] (tokens), {dist: uniform, min: A, max: B} or "
+                           "{dist: normal, mean: M, std: S, min: A, max: B}";
   LengthDistribution dist;
   if (section.value.IsScalar()) {
     const std::optional<int64_t> value = config_internal::ParseInteger(section.value.Scalar());
-    if (!value || *value <= 0) {
+    if (!value || *value <= 0 || *value > kMaxRequestTokens) {
       return ErrorAt(ValueLocation(ctx.file, section),
                      Quote(section.key) + " must be " + form + "; got " + Describe(section.value));
     }
@@ -267,11 +277,14 @@ StatusOr<LengthDistribution> ReadLength(const ParseContext& ctx, const MapEntry&
                          "; expected only: " + config_internal::JoinKeys(wanted));
     }
     if (entry.key == "value") {
-      HWINFER_ASSIGN_OR_RETURN(dist.value, GetIntegerAtLeast(ctx, entry, 1, "tokens"));
+      HWINFER_ASSIGN_OR_RETURN(dist.value,
+                               GetIntegerInRange(ctx, entry, 1, kMaxRequestTokens, "tokens"));
     } else if (entry.key == "min") {
-      HWINFER_ASSIGN_OR_RETURN(dist.min, GetIntegerAtLeast(ctx, entry, 1, "tokens"));
+      HWINFER_ASSIGN_OR_RETURN(dist.min,
+                               GetIntegerInRange(ctx, entry, 1, kMaxRequestTokens, "tokens"));
     } else if (entry.key == "max") {
-      HWINFER_ASSIGN_OR_RETURN(dist.max, GetIntegerAtLeast(ctx, entry, 1, "tokens"));
+      HWINFER_ASSIGN_OR_RETURN(dist.max,
+                               GetIntegerInRange(ctx, entry, 1, kMaxRequestTokens, "tokens"));
     } else if (entry.key == "mean") {
       HWINFER_ASSIGN_OR_RETURN(dist.mean, config_internal::GetNumber(ctx.file, entry));
     } else if (entry.key == "std") {
@@ -293,8 +306,9 @@ Status ReadWorkload(const ParseContext& ctx, const MapEntry& section, WorkloadSp
   for (const MapEntry& entry : entries) {
     if (entry.key == "num_requests") {
       num_requests = &entry;
-      HWINFER_ASSIGN_OR_RETURN(spec.num_requests,
-                               GetIntegerAtLeast(ctx, entry, 0, "requests; 0 = every file line"));
+      HWINFER_ASSIGN_OR_RETURN(
+          spec.num_requests,
+          GetIntegerInRange(ctx, entry, 0, kMaxWorkloadRequests, "requests; 0 = every file line"));
     } else if (entry.key == "arrivals") {
       HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kArrivals));
       spec.arrivals = static_cast<WorkloadSpec::Arrivals>(index);
@@ -304,8 +318,9 @@ Status ReadWorkload(const ParseContext& ctx, const MapEntry& section, WorkloadSp
       HWINFER_ASSIGN_OR_RETURN(spec.burstiness,
                                GetNonNegative(ctx, entry, true, "gamma shape; 1 = Poisson"));
     } else if (entry.key == "max_concurrency") {
-      HWINFER_ASSIGN_OR_RETURN(spec.max_concurrency,
-                               GetIntegerAtLeast(ctx, entry, 0, "requests; 0 = unlimited"));
+      HWINFER_ASSIGN_OR_RETURN(
+          spec.max_concurrency,
+          GetIntegerInRange(ctx, entry, 0, kMaxWorkloadRequests, "requests; 0 = unlimited"));
     } else if (entry.key == "input") {
       HWINFER_ASSIGN_OR_RETURN(spec.input, ReadLength(ctx, entry));
     } else if (entry.key == "output") {
@@ -346,35 +361,37 @@ Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConf
       HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kModes));
       options.mode = static_cast<BatchingMode>(index);
     } else if (entry.key == "max_batch_tokens") {
-      HWINFER_ASSIGN_OR_RETURN(options.max_batch_tokens,
-                               GetIntegerAtLeast(ctx, entry, 1, "tokens per step"));
+      HWINFER_ASSIGN_OR_RETURN(
+          options.max_batch_tokens,
+          GetIntegerInRange(ctx, entry, 1, kMaxBatchTokens, "tokens per step"));
     } else if (entry.key == "max_sequences") {
-      HWINFER_ASSIGN_OR_RETURN(options.max_sequences,
-                               GetIntegerAtLeast(ctx, entry, 1, "sequences per step"));
+      HWINFER_ASSIGN_OR_RETURN(
+          options.max_sequences,
+          GetIntegerInRange(ctx, entry, 1, kMaxSequences, "sequences per step"));
     } else if (entry.key == "batch_timeout_ms") {
       HWINFER_ASSIGN_OR_RETURN(const double ms, GetNonNegative(ctx, entry, false, "milliseconds"));
+      if (ms > kMaxBatchTimeoutMs) {  // a wait of its own: bounded like arrivals
+        return ErrorAt(ValueLocation(ctx.file, entry),
+                       "'batch_timeout_ms' must be a number in [0, 86400000] (milliseconds, at "
+                       "most a day); got " +
+                           Describe(entry.value));
+      }
       options.batch_timeout_s = ms * kSecondsPerMs;
     } else if (entry.key == "ageing_s") {
       HWINFER_ASSIGN_OR_RETURN(
           options.ageing_s,
           GetNonNegative(ctx, entry, true, "seconds per priority level gained while waiting"));
     } else if (entry.key == "kv_block_size") {
-      HWINFER_ASSIGN_OR_RETURN(const int64_t size,
-                               GetIntegerAtLeast(ctx, entry, 1, "tokens per KV block"));
-      if (size > std::numeric_limits<int32_t>::max()) {
-        return ErrorAt(ValueLocation(ctx.file, entry),
-                       "'kv_block_size' must be an integer >= 1 and < 2^31 (tokens per KV "
-                       "block); got " +
-                           Describe(entry.value));
-      }
+      HWINFER_ASSIGN_OR_RETURN(const int64_t size, GetIntegerInRange(ctx, entry, 1, kMaxKvBlockSize,
+                                                                     "tokens per KV block"));
       config.kv_block_size = static_cast<int32_t>(size);
     } else if (entry.key == "kv_dtype") {
       HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kKvDtypes));
       config.kv_dtype = std::string(kKvDtypes[index]);
     } else if (entry.key == "kv_cache_tokens") {
-      HWINFER_ASSIGN_OR_RETURN(
-          config.kv_cache_tokens,
-          GetIntegerAtLeast(ctx, entry, 0, "tokens; 0 = fit memory_utilization"));
+      HWINFER_ASSIGN_OR_RETURN(config.kv_cache_tokens,
+                               GetIntegerInRange(ctx, entry, 0, kMaxKvCacheTokens,
+                                                 "tokens; 0 = fit memory_utilization"));
     } else if (entry.key == "decode_graphs") {
       HWINFER_ASSIGN_OR_RETURN(config.decode_graphs, config_internal::GetBool(ctx.file, entry));
     } else if (entry.key == "memory_utilization") {

@@ -20,6 +20,7 @@
 
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_model.h"
+#include "hwinfer/log.h"
 #include "hwinfer/plugin_loader.h"
 #include "hwinfer/probe.h"
 #include "hwinfer/sampler.h"
@@ -31,6 +32,9 @@ namespace hwinfer {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
+
+// An idle wait longer than this is announced (a low arrival rate is not a hang).
+constexpr double kLongIdleSeconds = 60.0;
 
 double SecondsSince(SteadyClock::time_point start) {
   return std::chrono::duration<double>(SteadyClock::now() - start).count();
@@ -79,43 +83,49 @@ double SpecFlopsFor(uint32_t weight_type, const DeviceInfo& info) {
   }
 }
 
-// Bytes of the executor's activation buffer, estimated from the shape (F32 rows; see
-// executor_internal.h's ActivationLayout), for sizing the KV cache.
-double ActivationBytes(const ModelShape& m, int64_t tokens, int64_t sequences) {
-  const double q = static_cast<double>(m.n_heads * m.head_dim());
-  const double kv = static_cast<double>(m.n_kv_heads * m.head_dim());
-  const double per_token = 3.0 * static_cast<double>(m.d_model) + 2.0 * q + 2.0 * kv +
-                           3.0 * static_cast<double>(m.ffn_dim) + 4.0;
-  const double per_sequence = static_cast<double>(m.d_model + m.vocab_size) + 8.0;
-  return 4.0 *
-         (per_token * static_cast<double>(tokens) + per_sequence * static_cast<double>(sequences));
+// The KV tokens the longest request that can run needs (prompt + output - 1: the last token is
+// never fed back), in whole blocks; at least one block.
+int64_t LongestRequestTokens(const std::vector<WorkloadRequest>& workload, int64_t max_model_len,
+                             int64_t block_size) {
+  int64_t longest = 1;
+  for (const WorkloadRequest& r : workload) {
+    if (CheckFitsModelLength(r.id, r.input_len, r.output_len, max_model_len).ok()) {
+      longest = std::max(longest, r.input_len + r.output_len - 1);
+    }
+  }
+  return (longest + block_size - 1) / block_size * block_size;
 }
 
 // KV tokens to allocate: the config's, else memory_utilization of the device memory after the
-// weights and activations, capped at what max_sequences full-length sequences could ever hold.
-StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, uint32_t kv_dtype,
-                                const LlamaModel& model, const Device& device) {
+// weights and activations, capped at what max_sequences of the workload's longest requests could
+// ever hold: sized by what the run needs, never by the model's context length alone.
+StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const ExecutorOptions& eo,
+                                const LlamaModel& model, const Device& device,
+                                int64_t longest_request) {
   const ModelShape& m = model.shape();
-  const int64_t cap = config.scheduler.max_sequences * m.context_length;
+  const int64_t sequences = config.scheduler.max_sequences;
+  const int64_t cap = longest_request > kMaxKvCacheTokens / sequences ? kMaxKvCacheTokens
+                                                                      : sequences * longest_request;
   if (config.kv_cache_tokens > 0) return config.kv_cache_tokens;
-  const double per_token = m.KvBytesPerToken(kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0);
+  const double per_token = m.KvBytesPerToken(eo.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0);
   const double memory = static_cast<double>(device.info().memory_total_bytes);
   if (memory <= 0) return cap;
-  const double left =
-      memory * config.memory_utilization - static_cast<double>(model.weight_bytes()) -
-      ActivationBytes(m, config.scheduler.max_batch_tokens, config.scheduler.max_sequences);
-  const auto fit = static_cast<int64_t>(left / per_token);
-  if (fit < m.context_length) {
+  ExecutorOptions sized = eo;
+  sized.kv_cache_tokens = cap;
+  const double left = memory * config.memory_utilization -
+                      static_cast<double>(model.weight_bytes()) -
+                      LlamaExecutor::MemoryNeeded(m, sized).activation_bytes;
+  const double fit = std::max(left / per_token, 0.0);
+  if (fit < static_cast<double>(longest_request)) {
     return OutOfMemory(fmt::format(
         "{}: after the weights ({:.2f} GiB) and activations, {:.0f}% of the device memory "
-        "({:.2f} GiB) holds {} KV tokens, less than one {}-token sequence; lower "
-        "scheduler.max_batch_tokens, raise scheduler.memory_utilization or set "
-        "scheduler.kv_cache_tokens",
+        "({:.2f} GiB) holds {:.0f} KV tokens, less than the workload's longest request ({} "
+        "tokens); lower scheduler.max_batch_tokens or the request lengths, raise "
+        "scheduler.memory_utilization or set scheduler.kv_cache_tokens",
         device.id(), static_cast<double>(model.weight_bytes()) / (1 << 30),
-        100 * config.memory_utilization, memory / (1 << 30), std::max<int64_t>(fit, 0),
-        m.context_length));
+        100 * config.memory_utilization, memory / (1 << 30), fit, longest_request));
   }
-  return std::min(fit, cap);
+  return fit >= static_cast<double>(cap) ? cap : static_cast<int64_t>(fit);
 }
 
 nlohmann::json WorkloadJson(const WorkloadSpec& w) {
@@ -157,15 +167,19 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   eo.kv_block_size = config.kv_block_size;
   HWINFER_ASSIGN_OR_RETURN(eo.kv_dtype, ParseKvDtype(config.kv_dtype));
   eo.decode_graphs = config.decode_graphs;
-  HWINFER_ASSIGN_OR_RETURN(eo.kv_cache_tokens, KvCacheTokens(config, eo.kv_dtype, *model, *device));
-  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
-                           LlamaExecutor::Create(device, model, eo));
   SchedulerOptions so = config.scheduler;
   so.max_model_len = shape.context_length;
+  // The requests first: the KV cache is sized by what they need.
+  HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> workload,
+                           GenerateWorkload(config.workload, shape.vocab_size, so.max_model_len));
+  HWINFER_ASSIGN_OR_RETURN(
+      eo.kv_cache_tokens,
+      KvCacheTokens(config, eo, *model, *device,
+                    LongestRequestTokens(workload, so.max_model_len, eo.kv_block_size)));
+  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
+                           LlamaExecutor::Create(device, model, eo));
   HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
                            Scheduler::Create(so, executor->mutable_kv()));
-  HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> workload,
-                           GenerateWorkload(config.workload, shape.vocab_size));
 
   // ---- peaks ----
   const DeviceInfo& info = device->info();
@@ -206,9 +220,11 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   result.requests.resize(workload.size());
   result.outputs.resize(workload.size());
   if (options.top_logits > 0) result.top_logits.resize(workload.size());
+  // Records are indexed by request id (the file's order), the workload by arrival.
   for (size_t i = 0; i < workload.size(); ++i) {
-    RequestRecord& r = result.requests[i];
+    RequestRecord& r = result.requests[static_cast<size_t>(workload[i].id)];
     r.id = workload[i].id;
+    r.line = workload[i].line;
     r.arrival_s = workload[i].arrival_s;
     r.input_tokens = workload[i].input_len;
   }
@@ -216,13 +232,22 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   const SteadyClock::time_point wall_start = SteadyClock::now();
   double now = 0;  // the run clock
   auto clock_now = [&] { return virtual_clock ? now : SecondsSince(wall_start); };
+  // Sleeps towards |t| in slices of at most a second (the caller plans again after each), and
+  // says so once when the run will sit idle for long.
+  double announced_wake = -1;
   auto wait_until = [&](double t) {
     if (virtual_clock) {
       now = std::max(now, t);
-    } else {
-      const double gap = t - SecondsSince(wall_start);
-      if (gap > 0) std::this_thread::sleep_for(std::chrono::duration<double>(gap));
+      return;
     }
+    const double gap = t - SecondsSince(wall_start);
+    if (gap > kLongIdleSeconds && t != announced_wake) {
+      announced_wake = t;
+      Log(LogLevel::kWarning, "bench",
+          fmt::format("nothing to run for {:.0f} s, until the next arrival at t = {:.1f} s", gap,
+                      t));
+    }
+    if (gap > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(gap, 1.0)));
   };
 
   size_t next_arrival = 0;
@@ -233,11 +258,15 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
 
   auto admit = [&](size_t i) {
     const WorkloadRequest& w = workload[i];
-    Request request{w.id, w.prompt, w.output_len, w.priority, w.arrival_s};
-    Status added = scheduler->Add(std::move(request));
+    // A request too long to ever run came without prompt tokens (GenerateWorkload).
+    Status added =
+        w.prompt.empty()
+            ? CheckFitsModelLength(w.id, w.input_len, w.output_len, so.max_model_len)
+            : scheduler->Add(Request{w.id, w.prompt, w.output_len, w.priority, w.arrival_s});
     if (!added.ok()) {
-      result.requests[i].failed = true;
-      result.requests[i].error = added.message();
+      RequestRecord& r = result.requests[static_cast<size_t>(w.id)];
+      r.failed = true;
+      r.error = added.message();
       ++done;
       return;
     }

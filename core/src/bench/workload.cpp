@@ -9,16 +9,19 @@
 // Must not know about schedulers or devices: it only produces the list of requests.
 #include "hwinfer/workload.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numbers>
 #include <random>
 #include <string>
 #include <vector>
+
+#include "hwinfer/input_file.h"
 
 namespace hwinfer {
 namespace {
@@ -119,26 +122,32 @@ struct FileRequest {
   int priority = 0;
   bool has_arrival = false;
   double arrival_s = 0;
+  int64_t line = 0;  // 1-based line of the file
 };
+
+// A double as messages show it: up to 15 significant digits ("0.5", "86400", "1e+300").
+std::string Number(double value) { return fmt::format("{:.15g}", value); }
 
 Status LineError(const std::string& file, int64_t line, const std::string& message) {
   return InvalidArgument(file + ":" + std::to_string(line) + ": " + message);
 }
 
-// "an integer > 0" style check of one key of a JSONL object.
+// "an integer in [1, kMaxRequestTokens]" check of one key of a JSONL object; the value is quoted
+// as written (a huge unsigned number is not "-1").
 StatusOr<int64_t> ReadLength(const std::string& file, int64_t line, const nlohmann::json& object,
                              const std::string& key) {
   const nlohmann::json& value = object.at(key);
-  if (!value.is_number_integer()) {
+  const bool in_range = value.is_number_unsigned()
+                            ? value.get<uint64_t>() >= 1 &&
+                                  value.get<uint64_t>() <= static_cast<uint64_t>(kMaxRequestTokens)
+                            : value.is_number_integer() && value.get<int64_t>() >= 1 &&
+                                  value.get<int64_t>() <= kMaxRequestTokens;
+  if (!in_range) {
     return LineError(file, line,
-                     "'" + key + "' must be an integer > 0 (tokens); got " + value.dump());
+                     "'" + key + "' must be an integer in [1, " +
+                         std::to_string(kMaxRequestTokens) + "] (tokens); got " + value.dump());
   }
-  const int64_t n = value.get<int64_t>();
-  if (n <= 0) {
-    return LineError(file, line,
-                     "'" + key + "' must be an integer > 0 (tokens); got " + std::to_string(n));
-  }
-  return n;
+  return value.get<int64_t>();
 }
 
 StatusOr<FileRequest> ParseLine(const std::string& file, int64_t line, const std::string& text) {
@@ -176,9 +185,12 @@ StatusOr<FileRequest> ParseLine(const std::string& file, int64_t line, const std
   }
   if (object.contains("arrival_s")) {
     const nlohmann::json& value = object.at("arrival_s");
-    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0) {
+    if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() < 0 ||
+        value.get<double>() > kMaxArrivalSeconds) {
       return LineError(file, line,
-                       "'arrival_s' must be a number >= 0 (seconds); got " + value.dump());
+                       "'arrival_s' must be a number in [0, " + Number(kMaxArrivalSeconds) +
+                           "] (seconds; a benchmark's requests arrive within a day); got " +
+                           value.dump());
     }
     request.has_arrival = true;
     request.arrival_s = value.get<double>();
@@ -188,17 +200,30 @@ StatusOr<FileRequest> ParseLine(const std::string& file, int64_t line, const std
 }
 
 // Reads the requests of |file|: one JSON object per non-blank line (line numbers are 1-based and
-// count blank lines). |limit| > 0 keeps the first |limit| requests and requires that many.
+// count blank lines). |limit| > 0 keeps the first |limit| requests and requires that many; at
+// most kMaxWorkloadRequests are read either way.
 StatusOr<std::vector<FileRequest>> ReadJsonl(const std::string& file, int64_t limit) {
-  std::ifstream in(file);
-  if (!in) return NotFound("workload file '" + file + "' does not exist or cannot be read");
+  HWINFER_ASSIGN_OR_RETURN(InputFile in, InputFile::Open(file, "workload file"));
+  if (in.size_bytes() > kMaxWorkloadFileBytes) {
+    return InvalidArgument(fmt::format("workload file '{}' is {} bytes; at most {} are read", file,
+                                       in.size_bytes(), kMaxWorkloadFileBytes));
+  }
   std::vector<FileRequest> requests;
   std::string text;
   int64_t line = 0;
-  while ((limit == 0 || static_cast<int64_t>(requests.size()) < limit) && std::getline(in, text)) {
+  while (limit == 0 || static_cast<int64_t>(requests.size()) < limit) {
+    HWINFER_ASSIGN_OR_RETURN(const bool more, in.ReadLine(&text, kMaxWorkloadLineBytes));
+    if (!more) break;
     ++line;
     if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (static_cast<int64_t>(requests.size()) == kMaxWorkloadRequests) {
+      return LineError(file, line,
+                       fmt::format("more than {} requests; a workload holds at most {} (set "
+                                   "num_requests to send the first N)",
+                                   kMaxWorkloadRequests, kMaxWorkloadRequests));
+    }
     HWINFER_ASSIGN_OR_RETURN(FileRequest request, ParseLine(file, line, text));
+    request.line = line;
     requests.push_back(request);
   }
   if (requests.empty()) {
@@ -215,16 +240,41 @@ StatusOr<std::vector<FileRequest>> ReadJsonl(const std::string& file, int64_t li
   return requests;
 }
 
-// A double as JSON writes it (shortest round-trip form; NaN/inf as "null").
-std::string Number(double value) { return nlohmann::json(value).dump(); }
+// Every arrival within kMaxArrivalSeconds (a rate of 1e-300 would sleep for ever), and (with
+// |count_prompts|) the prompts that will be built within kMaxWorkloadPromptTokens, checked before
+// any is built.
+Status CheckWorkloadBounds(const WorkloadSpec& spec, const std::vector<WorkloadRequest>& requests,
+                           int64_t max_model_len, bool count_prompts) {
+  int64_t prompt_tokens = 0;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const WorkloadRequest& r = requests[i];
+    if (!(r.arrival_s <= kMaxArrivalSeconds)) {
+      return InvalidArgument(fmt::format(
+          "workload: request {} would arrive at {} s; arrivals are bounded to {} s (one day): "
+          "raise 'rate' ({} requests/s) or send fewer requests",
+          i, Number(r.arrival_s), Number(kMaxArrivalSeconds), Number(spec.rate)));
+    }
+    if (max_model_len > 0 && r.input_len > max_model_len) continue;  // gets no prompt
+    prompt_tokens += r.input_len;  // <= 10^6 requests x 2^31 tokens: no overflow
+  }
+  if (count_prompts && prompt_tokens > kMaxWorkloadPromptTokens) {
+    return InvalidArgument(
+        fmt::format("workload: the prompts hold {} tokens in all; at most {} are generated (lower "
+                    "num_requests or the input lengths)",
+                    prompt_tokens, kMaxWorkloadPromptTokens));
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
 Status LengthDistribution::Validate(const std::string& what) const {
   switch (kind) {
     case Kind::kFixed:
-      if (value <= 0) {
-        return InvalidArgument(what + " length must be > 0 tokens; got " + std::to_string(value));
+      if (value <= 0 || value > kMaxRequestTokens) {
+        return InvalidArgument(what + " length must be in [1, " +
+                               std::to_string(kMaxRequestTokens) + "] tokens; got " +
+                               std::to_string(value));
       }
       return Status::Ok();
     case Kind::kUniform:
@@ -232,9 +282,10 @@ Status LengthDistribution::Validate(const std::string& what) const {
       if (min <= 0) {
         return InvalidArgument(what + ".min must be > 0 tokens; got " + std::to_string(min));
       }
-      if (max < min) {
-        return InvalidArgument(what + ".max must be >= " + what + ".min (" + std::to_string(min) +
-                               "); got " + std::to_string(max));
+      if (max < min || max > kMaxRequestTokens) {
+        return InvalidArgument(what + ".max must be in [" + what + ".min (" + std::to_string(min) +
+                               "), " + std::to_string(kMaxRequestTokens) + "]; got " +
+                               std::to_string(max));
       }
       if (kind == Kind::kNormal) {
         if (!std::isfinite(mean)) {
@@ -250,11 +301,11 @@ Status LengthDistribution::Validate(const std::string& what) const {
 }
 
 Status WorkloadSpec::Validate() const {
-  if (num_requests < 0 || (num_requests == 0 && jsonl_file.empty())) {
-    return InvalidArgument(
-        "num_requests must be > 0 (0 = every line is allowed only with a "
-        "file); got " +
-        std::to_string(num_requests));
+  if (num_requests < 0 || (num_requests == 0 && jsonl_file.empty()) ||
+      num_requests > kMaxWorkloadRequests) {
+    return InvalidArgument("num_requests must be in [1, " + std::to_string(kMaxWorkloadRequests) +
+                           "] (0 = every line is allowed only with a file); got " +
+                           std::to_string(num_requests));
   }
   if (arrivals != Arrivals::kOffline && (!std::isfinite(rate) || rate <= 0)) {
     return InvalidArgument(std::string("rate must be > 0 requests/s for ") +
@@ -275,16 +326,13 @@ Status WorkloadSpec::Validate() const {
   return Status::Ok();
 }
 
-StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec,
-                                                        int64_t vocab_size) {
-  HWINFER_RETURN_IF_ERROR(spec.Validate());
-  if (vocab_size < 2) {
-    return InvalidArgument(
-        "vocab_size must be >= 2 (prompt tokens are drawn from [1, vocab)); "
-        "got " +
-        std::to_string(vocab_size));
-  }
+namespace {
 
+// Lengths, arrivals and ids (file / drawing order) of every request, checked against the bounds;
+// no prompt token yet.
+StatusOr<std::vector<WorkloadRequest>> DrawRequests(const WorkloadSpec& spec, int64_t max_model_len,
+                                                    bool count_prompts) {
+  HWINFER_RETURN_IF_ERROR(spec.Validate());
   std::vector<WorkloadRequest> requests;
   if (!spec.jsonl_file.empty()) {
     HWINFER_ASSIGN_OR_RETURN(const std::vector<FileRequest> lines,
@@ -292,6 +340,7 @@ StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec
     const std::vector<double> arrivals = DrawArrivals(spec, static_cast<int64_t>(lines.size()));
     for (size_t i = 0; i < lines.size(); ++i) {
       WorkloadRequest request;
+      request.line = lines[i].line;
       request.arrival_s = lines[i].has_arrival ? lines[i].arrival_s : arrivals[i];
       request.input_len = lines[i].input_len;
       request.output_len = lines[i].output_len;
@@ -309,15 +358,35 @@ StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec
       requests.push_back(std::move(request));
     }
   }
+  HWINFER_RETURN_IF_ERROR(CheckWorkloadBounds(spec, requests, max_model_len, count_prompts));
+  for (size_t i = 0; i < requests.size(); ++i) requests[i].id = static_cast<int64_t>(i);
+  return requests;
+}
 
+}  // namespace
+
+Status CheckWorkload(const WorkloadSpec& spec, int64_t max_model_len) {
+  // Without the model's length, which prompts will be built is not known yet.
+  return DrawRequests(spec, max_model_len, /*count_prompts=*/max_model_len > 0).status();
+}
+
+StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec,
+                                                        int64_t vocab_size, int64_t max_model_len) {
+  if (vocab_size < 2) {
+    return InvalidArgument(
+        "vocab_size must be >= 2 (prompt tokens are drawn from [1, vocab)); "
+        "got " +
+        std::to_string(vocab_size));
+  }
+  HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> requests,
+                           DrawRequests(spec, max_model_len, /*count_prompts=*/true));
   // File order breaks ties, so offline requests keep their order.
   std::stable_sort(
       requests.begin(), requests.end(),
       [](const WorkloadRequest& a, const WorkloadRequest& b) { return a.arrival_s < b.arrival_s; });
   std::mt19937_64 token_rng = MakeRng(spec.seed, Stream::kTokens);
-  for (size_t i = 0; i < requests.size(); ++i) {
-    WorkloadRequest& request = requests[i];
-    request.id = static_cast<int64_t>(i);
+  for (WorkloadRequest& request : requests) {
+    if (max_model_len > 0 && request.input_len > max_model_len) continue;  // can never run
     request.prompt.resize(static_cast<size_t>(request.input_len));
     for (int32_t& token : request.prompt) {
       token = static_cast<int32_t>(UniformInt(token_rng, 1, vocab_size - 1));

@@ -32,15 +32,31 @@ constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kFlopsPerTflops = 1e12;
 constexpr double kSecondsPerUs = 1e-6;
 
-// A number > 0; |form| says what the number means ("GB/s, 1 GB = 1e9 bytes").
-StatusOr<double> GetPositive(const std::string& file, const MapEntry& entry,
-                             const std::string& form) {
+// The physical range of every spec: a value outside it is a typo or a unit slip (1e300 GB/s,
+// 0.001 GB/s), and would give an infinite or meaningless MBU, or stall the simulator's clock.
+struct SpecRange {
+  double min, max;
+};
+constexpr SpecRange kMemoryGiB{0.001, 1048576};     // 1 MiB .. 1 PiB
+constexpr SpecRange kBandwidthGBps{0.1, 100000};    // .. 100 TB/s
+constexpr SpecRange kTflops{0.001, 100000};         // 1 GFLOP/s .. 100 PFLOP/s
+constexpr SpecRange kLaunchOverheadUs{0, 1000000};  // .. one second
+
+std::string RangeText(const SpecRange& range) {
+  return "[" + config_internal::FormatNumber(range.min) + ", " +
+         config_internal::FormatNumber(range.max) + "]";
+}
+
+// A number in |range|; |form| says what the number means ("GB/s, 1 GB = 1e9 bytes").
+StatusOr<double> GetInRange(const std::string& file, const MapEntry& entry, const SpecRange& range,
+                            const std::string& form) {
   const std::optional<double> value =
       entry.value.IsScalar() ? config_internal::ParseNumber(entry.value.Scalar()) : std::nullopt;
-  if (!value || *value <= 0) {
+  if (!value || *value < range.min || *value > range.max || (range.min == 0 && *value < 0)) {
     return config_internal::ErrorAt(config_internal::ValueLocation(file, entry),
-                                    "'" + entry.key + "' must be a number > 0 (" + form +
-                                        "); got " + config_internal::Describe(entry.value));
+                                    "'" + entry.key + "' must be a number in " + RangeText(range) +
+                                        " (" + form + "); got " +
+                                        config_internal::Describe(entry.value));
   }
   return *value;
 }
@@ -57,8 +73,9 @@ Status ReadPeakTflops(const std::string& file, const MapEntry& entry, HardwareSp
   }
   for (MapEntry dtype : dtypes) {
     dtype.key = "peak_tflops." + dtype.key;
-    HWINFER_ASSIGN_OR_RETURN(const double tflops,
-                             GetPositive(file, dtype, "dense TFLOPS, or tera-ops/s for int8"));
+    HWINFER_ASSIGN_OR_RETURN(
+        const double tflops,
+        GetInRange(file, dtype, kTflops, "dense TFLOPS, or tera-ops/s for int8"));
     const double flops = tflops * kFlopsPerTflops;
     if (dtype.key == "peak_tflops.f32") spec.peak_flops_f32 = flops;
     if (dtype.key == "peak_tflops.f16") spec.peak_flops_f16 = flops;
@@ -117,27 +134,20 @@ StatusOr<HardwareSpec> ParseHardwareSpec(const std::string& text, const std::str
       HWINFER_ASSIGN_OR_RETURN(spec.vendor, config_internal::GetString(path, entry));
     } else if (entry.key == "memory_gib") {
       HWINFER_ASSIGN_OR_RETURN(const double gib,
-                               GetPositive(path, entry, "GiB, 1 GiB = 2^30 bytes"));
+                               GetInRange(path, entry, kMemoryGiB, "GiB, 1 GiB = 2^30 bytes"));
       spec.memory_bytes = gib * kBytesPerGiB;
     } else if (entry.key == "peak_bandwidth_gb_per_s") {
       HWINFER_ASSIGN_OR_RETURN(const double gb_per_s,
-                               GetPositive(path, entry, "GB/s, 1 GB = 1e9 bytes"));
+                               GetInRange(path, entry, kBandwidthGBps, "GB/s, 1 GB = 1e9 bytes"));
       spec.peak_bandwidth_bytes_per_s = gb_per_s * kBytesPerGB;
     } else if (entry.key == "peak_tflops") {
       HWINFER_RETURN_IF_ERROR(ReadPeakTflops(path, entry, spec));
     } else if (entry.key == "match") {
       HWINFER_ASSIGN_OR_RETURN(spec.match, ReadMatch(path, entry));
     } else if (entry.key == "launch_overhead_us") {
-      const std::optional<double> us = entry.value.IsScalar()
-                                           ? config_internal::ParseNumber(entry.value.Scalar())
-                                           : std::nullopt;
-      if (!us || *us < 0) {
-        return config_internal::ErrorAt(
-            config_internal::ValueLocation(path, entry),
-            "'launch_overhead_us' must be a number >= 0 (microseconds); got " +
-                config_internal::Describe(entry.value));
-      }
-      spec.launch_overhead_s = *us * kSecondsPerUs;
+      HWINFER_ASSIGN_OR_RETURN(const double us,
+                               GetInRange(path, entry, kLaunchOverheadUs, "microseconds"));
+      spec.launch_overhead_s = us * kSecondsPerUs;
     }
   }
   return spec;

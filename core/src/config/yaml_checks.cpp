@@ -4,14 +4,18 @@
 // one-line InvalidArgument (or NotFound for a missing file) that starts with file:line:column.
 #include "config/yaml_checks.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
+
+#include "hwinfer/input_file.h"
+#include "hwinfer/text_escape.h"
 
 namespace hwinfer::config_internal {
 namespace {
@@ -49,16 +53,7 @@ Status TypeError(const std::string& file, const MapEntry& entry, const std::stri
 
 std::string Quote(std::string_view text) {
   constexpr size_t kMaxShown = 60;
-  std::string out = "'";
-  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    if (text[i] == '\n') {
-      out += "\\n";
-    } else if (text[i] == '\r') {
-      out += "\\r";
-    } else {
-      out += text[i];
-    }
-  }
+  std::string out = "'" + EscapeControlCharacters(text.substr(0, kMaxShown));
   if (text.size() > kMaxShown) out += "...";
   return out + "'";
 }
@@ -91,21 +86,7 @@ std::string Describe(const YAML::Node& node) {
 }
 
 StatusOr<std::string> ReadTextFile(const std::string& path, const std::string& what) {
-  std::error_code error;
-  const std::filesystem::file_status status = std::filesystem::status(path, error);
-  if (status.type() == std::filesystem::file_type::not_found) {
-    return NotFound(what + " '" + path + "' does not exist");
-  }
-  if (error) return InvalidArgument(what + " '" + path + "' cannot be read: " + error.message());
-  if (std::filesystem::is_directory(status)) {
-    return InvalidArgument(what + " '" + path + "' is a directory; expected a YAML file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument(what + " '" + path + "' cannot be opened for reading");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return InvalidArgument(what + " '" + path + "' could not be read completely");
-  return text.str();
+  return ReadInputFile(path, what, kMaxConfigFileBytes);
 }
 
 StatusOr<YAML::Node> ParseSingleDocument(const std::string& text, const std::string& file,
@@ -113,6 +94,12 @@ StatusOr<YAML::Node> ParseSingleDocument(const std::string& text, const std::str
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own message for this is "bad file".
+    return ErrorAt(SourceLocation{file, e.mark.line + 1, e.mark.column + 1},
+                   "malformed YAML: nested too deeply (the parser gives up at a recursion depth "
+                   "of " +
+                       std::to_string(e.depth()) + "; a config is a few levels deep)");
   } catch (const YAML::Exception& e) {
     SourceLocation location{file, 0, 0};
     if (!e.mark.is_null()) {
@@ -243,6 +230,12 @@ std::optional<double> ParseNumber(const std::string& text) {
   if (error != std::errc() || end != digits.data() + digits.size()) return std::nullopt;
   if (!std::isfinite(value)) return std::nullopt;
   return value;
+}
+
+std::string FormatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.15g", value);
+  return text;
 }
 
 std::string ResolvePath(const std::string& base_dir, const std::string& path) {

@@ -38,14 +38,16 @@ SourceLocation ValueLocation(const std::string& file, const MapEntry& entry);
 // InvalidArgument("<location>: <message>").
 Status ErrorAt(const SourceLocation& location, const std::string& message);
 
-// Scalar text quoted for a one-line message: 'text', newlines escaped, long text shortened.
+// Scalar text quoted for a one-line message: 'text', control characters escaped, long text
+// shortened.
 std::string Quote(std::string_view text);
 
 // How a node reads in "got ..." messages: 'text' for a scalar, "a map", "a list", "nothing".
 std::string Describe(const YAML::Node& node);
 
-// Reads a whole file. NotFound "<what> 'path' does not exist"; InvalidArgument when it is a
-// directory or cannot be read. |what| is e.g. "config file".
+// Reads a whole file (hwinfer/input_file.h): NotFound "<what> 'path' does not exist";
+// InvalidArgument when it is not a regular file (a directory, a FIFO, /dev/zero), is larger than
+// kMaxConfigFileBytes, or cannot be read. |what| is e.g. "config file".
 StatusOr<std::string> ReadTextFile(const std::string& path, const std::string& what);
 
 // Parses |text| as exactly one YAML document. A yaml-cpp parse error becomes
@@ -85,6 +87,10 @@ StatusOr<bool> GetBool(const std::string& file, const MapEntry& entry);      // 
 // Parses an integer / finite number from scalar text; nullopt when it is not exactly that.
 std::optional<int64_t> ParseInteger(const std::string& text);
 std::optional<double> ParseNumber(const std::string& text);
+
+// A number as a message shows it: up to 15 significant digits, no trailing zeros ("0.1",
+// "100000", "1e+300").
+std::string FormatNumber(double value);
 
 // |path| unchanged when absolute, else |base_dir|/|path|, lexically normalised.
 std::string ResolvePath(const std::string& base_dir, const std::string& path);

@@ -68,6 +68,12 @@ struct StepShape {
 // Called with each kernel descriptor in order: launches it, or (at Create) queries it.
 using KernelSink = std::function<Status(const hwinfer_kernel_desc& desc, const char* what)>;
 
+// OutOfMemory when |memory| plus |weight_bytes| (weights uploaded rather than imported) is more
+// than the device has (its free memory when it reports one, else its total); OK when the device
+// reports neither.
+Status CheckDeviceMemory(const Device& device, const ModelShape& m, const ExecutorMemory& memory,
+                         double weight_bytes);
+
 }  // namespace hwinfer::executor_internal
 
 namespace hwinfer {

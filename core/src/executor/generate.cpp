@@ -18,7 +18,7 @@ double SecondsSince(Clock::time_point start) {
 StatusOr<GenerateResult> GenerateHeld(LlamaExecutor& executor,
                                       const std::vector<std::vector<int32_t>>& prompts,
                                       int64_t n_new, const SamplingParams& params,
-                                      SequenceId first_sequence) {
+                                      SequenceId first_sequence, const TokenCallback& on_token) {
   const size_t n = prompts.size();
   std::vector<Sampler> samplers;
   for (size_t i = 0; i < n; ++i) {
@@ -57,6 +57,7 @@ StatusOr<GenerateResult> GenerateHeld(LlamaExecutor& executor,
       if (!step[j].want_logits) continue;
       HWINFER_ASSIGN_OR_RETURN(const int32_t token, samplers[members[j]].Sample(logits[j]));
       result.tokens[members[j]].push_back(token);
+      if (on_token) on_token(members[j], token);
     }
     while (next < n && consumed[next] == prompts[next].size()) ++next;
   }
@@ -75,6 +76,7 @@ StatusOr<GenerateResult> GenerateHeld(LlamaExecutor& executor,
     for (size_t i = 0; i < n; ++i) {
       HWINFER_ASSIGN_OR_RETURN(const int32_t token, samplers[i].Sample(logits[i]));
       result.tokens[i].push_back(token);
+      if (on_token) on_token(i, token);
     }
   }
   return result;
@@ -84,7 +86,8 @@ StatusOr<GenerateResult> GenerateHeld(LlamaExecutor& executor,
 
 StatusOr<GenerateResult> Generate(LlamaExecutor& executor,
                                   const std::vector<std::vector<int32_t>>& prompts, int64_t n_new,
-                                  const SamplingParams& params, SequenceId first_sequence) {
+                                  const SamplingParams& params, SequenceId first_sequence,
+                                  const TokenCallback& on_token) {
   HWINFER_RETURN_IF_ERROR(params.Validate());
   if (prompts.empty()) return InvalidArgument("generate: no prompts");
   if (n_new < 1) return InvalidArgument(fmt::format("generate: n_new is {}; expected >= 1", n_new));
@@ -96,19 +99,20 @@ StatusOr<GenerateResult> Generate(LlamaExecutor& executor,
     if (prompts[i].empty()) return InvalidArgument(fmt::format("generate: prompt {} is empty", i));
     // The last generated token is sampled, never fed back: prompt + n_new - 1 positions.
     const ModelShape& shape = executor.model().shape();
-    const auto positions = static_cast<int64_t>(prompts[i].size()) + n_new - 1;
-    if (positions > shape.context_length) {
+    const auto prompt = static_cast<int64_t>(prompts[i].size());
+    if (prompt > shape.context_length || n_new - 1 > shape.context_length - prompt) {
       return InvalidArgument(fmt::format(
           "generate: a prompt of {} tokens plus {} new tokens needs {} positions; the context "
           "length of {} is {}",
-          prompts[i].size(), n_new, positions, shape.name, shape.context_length));
+          prompt, n_new, static_cast<uint64_t>(prompt) + static_cast<uint64_t>(n_new) - 1,
+          shape.name, shape.context_length));
     }
     const SequenceId id = first_sequence + static_cast<SequenceId>(i);
     if (executor.kv().HasSequence(id)) {
       return FailedPrecondition(fmt::format("generate: sequence {} is already in use", id));
     }
   }
-  auto result = GenerateHeld(executor, prompts, n_new, params, first_sequence);
+  auto result = GenerateHeld(executor, prompts, n_new, params, first_sequence, on_token);
   for (size_t i = 0; i < prompts.size(); ++i) {
     const SequenceId id = first_sequence + static_cast<SequenceId>(i);
     if (executor.kv().HasSequence(id)) (void)executor.Release(id);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <set>
 #include <string>
@@ -86,12 +87,21 @@ Status ExecutorOptions::Validate() const {
         fmt::format("max_sequences is {}; expected between 1 and max_batch_tokens ({})",
                     max_sequences, max_batch_tokens));
   }
-  if (kv_block_size < 1) {
-    return InvalidArgument(fmt::format("kv_block_size is {}; expected >= 1", kv_block_size));
+  if (max_batch_tokens > kMaxBatchTokens) {
+    return InvalidArgument(fmt::format("max_batch_tokens is {}; expected at most {}",
+                                       max_batch_tokens, kMaxBatchTokens));
   }
-  if (kv_cache_tokens < 0) {
+  if (max_sequences > kMaxSequences) {
     return InvalidArgument(
-        fmt::format("kv_cache_tokens is {}; expected >= 0 (0 = automatic)", kv_cache_tokens));
+        fmt::format("max_sequences is {}; expected at most {}", max_sequences, kMaxSequences));
+  }
+  if (kv_block_size < 1 || kv_block_size > kMaxKvBlockSize) {
+    return InvalidArgument(fmt::format("kv_block_size is {}; expected between 1 and {}",
+                                       kv_block_size, kMaxKvBlockSize));
+  }
+  if (kv_cache_tokens < 0 || kv_cache_tokens > kMaxKvCacheTokens) {
+    return InvalidArgument(fmt::format("kv_cache_tokens is {}; expected in [0, {}] (0 = automatic)",
+                                       kv_cache_tokens, kMaxKvCacheTokens));
   }
   if (kv_dtype != HWINFER_DTYPE_F16 && kv_dtype != HWINFER_DTYPE_I8) {
     return InvalidArgument(fmt::format("kv_dtype is {}; expected f16 or i8", DtypeName(kv_dtype)));
@@ -131,22 +141,27 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
   HWINFER_RETURN_IF_ERROR(options.Validate().WithContext("executor options"));
   const ModelShape& m = model->shape();
   const int64_t bs = options.kv_block_size;
-  const int64_t kv_tokens =
-      options.kv_cache_tokens > 0 ? options.kv_cache_tokens : 2 * m.context_length;
-  const int64_t num_blocks64 = (kv_tokens + bs - 1) / bs;
+  // Everything below is sized from these numbers: checked before anything is allocated.
+  const ExecutorMemory memory = MemoryNeeded(m, options);
+  const int64_t num_blocks64 = memory.kv_tokens / bs;
   if (num_blocks64 > INT32_MAX) {
-    return InvalidArgument(fmt::format("kv_cache_tokens {} needs {} blocks; at most {}", kv_tokens,
-                                       num_blocks64, INT32_MAX));
+    return InvalidArgument(fmt::format("a KV cache of {} tokens needs {} blocks of {}; at most {}",
+                                       memory.kv_tokens, num_blocks64, bs, INT32_MAX));
   }
+  HWINFER_RETURN_IF_ERROR(executor_internal::CheckDeviceMemory(*device, m, memory, 0));
   const auto num_blocks = static_cast<int32_t>(num_blocks64);
   std::unique_ptr<LlamaExecutor> e(new LlamaExecutor(device, options, num_blocks));
   Impl& impl = *e->impl_;
   impl.kv_dtype = options.kv_dtype;
-  impl.max_blocks_per_seq = (m.context_length + bs - 1) / bs;
+  impl.max_blocks_per_seq = MaxBlocksPerSequence(m, options);
   HWINFER_ASSIGN_OR_RETURN(impl.stream, device->CreateStream());
   HWINFER_ASSIGN_OR_RETURN(impl.step_start, device->CreateEvent());
   HWINFER_ASSIGN_OR_RETURN(impl.step_end, device->CreateEvent());
   HWINFER_ASSIGN_OR_RETURN(e->weights_, LlamaWeights::Place(device, model, impl.stream));
+  if (!e->weights_->imported()) {
+    HWINFER_RETURN_IF_ERROR(executor_internal::CheckDeviceMemory(
+        *device, m, memory, static_cast<double>(model->file().file_size_bytes())));
+  }
 
   const int64_t T = options.max_batch_tokens, S = options.max_sequences;
   impl.ints = LayoutInts(T, S, impl.max_blocks_per_seq);
@@ -429,11 +444,21 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
                            Event::ElapsedNs(impl.step_start, impl.step_end));
   last_step_.device_seconds = static_cast<double>(step_ns) * 1e-9;
 
+  const int64_t step = ++steps_run_;
   std::vector<std::vector<float>> result(batch.size());
   size_t next_logits = 0;
   for (size_t j = 0; j < order.size(); ++j) {
     if (logits_rows[j] < 0) continue;
     const float* begin = impl.host_logits.data() + next_logits * vocab;
+    // Sampling from inf or NaN picks a token that means nothing: that is an error, not output.
+    const float* bad =
+        std::find_if(begin, begin + vocab, [](float x) { return !std::isfinite(x); });
+    if (bad != begin + vocab) {
+      return Internal(fmt::format(
+          "executor step {}: the logits of sequence {} are not finite ({} at token {}); the "
+          "model's weights or activations hold inf or NaN",
+          step, batch[order[j]].sequence, *bad, bad - begin));
+    }
     result[order[j]].assign(begin, begin + vocab);
     ++next_logits;
   }

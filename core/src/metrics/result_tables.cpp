@@ -85,7 +85,7 @@ std::vector<NamedPhase> Phases(const RunSummary& s) {
 
 std::string RequestsCsv(const std::vector<RequestRecord>& requests) {
   std::string csv =
-      "id,arrival_s,first_scheduled_s,input_tokens,output_tokens,preemptions,failed,ttft_ms,"
+      "id,line,arrival_s,first_scheduled_s,input_tokens,output_tokens,preemptions,failed,ttft_ms,"
       "tpot_ms,e2el_ms,queue_ms,error\n";
   for (const RequestRecord& r : requests) {
     // Latency columns are empty where the quantity does not exist (no token, one token, never
@@ -100,7 +100,7 @@ std::string RequestsCsv(const std::vector<RequestRecord>& requests) {
     if (r.first_scheduled_s >= 0) {
       queue = CsvMs((r.first_scheduled_s - r.arrival_s) * metrics_internal::kMsPerS);
     }
-    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id, r.arrival_s,
+    csv += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{}\n", r.id, r.line, r.arrival_s,
                        r.first_scheduled_s, r.input_tokens, r.output_tokens, r.preemptions,
                        r.failed ? 1 : 0, ttft, tpot, e2el, queue, CsvField(r.error));
   }
@@ -144,8 +144,8 @@ std::string SummaryTable(const RunSummary& s) {
                    "tokens", "MBU spec", "MBU meas", "MFU spec", "MFU meas");
   for (const NamedPhase& p : Phases(s)) {
     const PhaseMetrics& m = *p.phase;
-    t += fmt::format("{:<8}{:>6}{:>10.3f}{:>9}{:>10}{:>10}{:>10}{:>10}\n", p.name, m.steps, m.time_s,
-                     m.tokens, UtilisationCell(m.mbu_spec, m.bytes),
+    t += fmt::format("{:<8}{:>6}{:>10.3f}{:>9}{:>10}{:>10}{:>10}{:>10}\n", p.name, m.steps,
+                     m.time_s, m.tokens, UtilisationCell(m.mbu_spec, m.bytes),
                      UtilisationCell(m.mbu_measured, m.bytes), UtilisationCell(m.mfu_spec, m.flops),
                      UtilisationCell(m.mfu_measured, m.flops));
   }
@@ -203,12 +203,33 @@ std::string SummaryMarkdown(const RunSummary& s) {
   md += "|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const NamedPhase& p : Phases(s)) {
     const PhaseMetrics& m = *p.phase;
-    md += fmt::format("| {} | {} | {:.3f} | {} | {} | {} | {} | {} |\n", p.name, m.steps, m.time_s,
-                      m.tokens, UtilisationCell(m.mbu_spec, m.bytes),
-                      UtilisationCell(m.mbu_measured, m.bytes), UtilisationCell(m.mfu_spec, m.flops),
-                      UtilisationCell(m.mfu_measured, m.flops));
+    md += fmt::format(
+        "| {} | {} | {:.3f} | {} | {} | {} | {} | {} |\n", p.name, m.steps, m.time_s, m.tokens,
+        UtilisationCell(m.mbu_spec, m.bytes), UtilisationCell(m.mbu_measured, m.bytes),
+        UtilisationCell(m.mfu_spec, m.flops), UtilisationCell(m.mfu_measured, m.flops));
   }
   return md;
+}
+
+std::vector<std::string> ImplausibleUtilization(const RunSummary& summary) {
+  std::vector<std::string> lines;
+  const std::pair<const char*, const PhaseMetrics*> phases[] = {
+      {"prefill", &summary.prefill}, {"decode", &summary.decode}, {"mixed", &summary.mixed}};
+  for (const auto& [name, phase] : phases) {
+    if (phase->mbu_spec > 1.0) {
+      lines.push_back(fmt::format(
+          "{} MBU is {:.0f}% of the spec peak bandwidth: more bytes per second than the spec "
+          "allows, so the declared peak (hardware file or plugin) is too low",
+          name, 100.0 * phase->mbu_spec));
+    }
+    if (phase->mfu_spec > 1.0) {
+      lines.push_back(fmt::format(
+          "{} MFU is {:.0f}% of the spec peak FLOP/s: more than the spec allows, so the declared "
+          "peak (hardware file or plugin) is too low",
+          name, 100.0 * phase->mfu_spec));
+    }
+  }
+  return lines;
 }
 
 }  // namespace hwinfer

@@ -6,16 +6,15 @@
 // an InvalidArgument naming the file, the field and its byte offset — never a crash, a read past
 // the mapping, or an allocation larger than a small multiple of the file. Must not copy tensor
 // data, and must not write to the mapping.
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 
 #include "hwinfer/gguf.h"
+#include "hwinfer/input_file.h"
 
 namespace hwinfer {
 namespace {
@@ -107,7 +106,7 @@ class GgufFile::Parser {
     for (const GgufTensorInfo& tensor : file_->tensors_) {
       HWINFER_RETURN_IF_ERROR(CheckTensorData(tensor));
     }
-    return Status::Ok();
+    return CheckNoOverlap();
   }
 
  private:
@@ -345,6 +344,30 @@ class GgufFile::Parser {
     return Status::Ok();
   }
 
+  // Two tensors sharing bytes would alias weights no writer (gguf-py, llama.cpp) ever aliases.
+  Status CheckNoOverlap() const {
+    std::vector<const GgufTensorInfo*> by_offset;
+    by_offset.reserve(file_->tensors_.size());
+    for (const GgufTensorInfo& tensor : file_->tensors_) by_offset.push_back(&tensor);
+    std::sort(by_offset.begin(), by_offset.end(),
+              [](const GgufTensorInfo* a, const GgufTensorInfo* b) {
+                return a->offset_bytes < b->offset_bytes;
+              });
+    for (size_t i = 1; i < by_offset.size(); ++i) {
+      const GgufTensorInfo& before = *by_offset[i - 1];
+      const GgufTensorInfo& tensor = *by_offset[i];
+      if (tensor.offset_bytes < before.offset_bytes + before.size_bytes) {
+        return InvalidArgument(file_->name_ + ": tensor '" + tensor.name + "' data [offset " +
+                               std::to_string(tensor.offset_bytes) + ", " +
+                               std::to_string(tensor.size_bytes) + " bytes] overlaps tensor '" +
+                               before.name + "' [offset " + std::to_string(before.offset_bytes) +
+                               ", " + std::to_string(before.size_bytes) +
+                               " bytes]; every tensor needs bytes of its own");
+      }
+    }
+    return Status::Ok();
+  }
+
   GgufFile* file_;
   const uint8_t* data_;
   uint64_t size_;
@@ -362,29 +385,18 @@ StatusOr<std::unique_ptr<GgufFile>> GgufFile::Parse(const uint8_t* data, size_t 
 }
 
 StatusOr<std::unique_ptr<GgufFile>> GgufFile::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return NotFound(path + ": no such file");
-    return InvalidArgument(path + ": cannot open: " + std::strerror(err));
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return InvalidArgument(path + ": not a regular file");
-  }
-  const size_t size = static_cast<size_t>(st.st_size);
+  HWINFER_ASSIGN_OR_RETURN(const InputFile input, InputFile::Open(path, "model file"));
+  const size_t size = static_cast<size_t>(input.size_bytes());
   void* mapping = nullptr;
   if (size > 0) {
-    mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, input.fd(), 0);
     if (mapping == MAP_FAILED) {
       const int err = errno;
-      ::close(fd);
       return InvalidArgument(path + ": mmap of " + std::to_string(size) +
                              " bytes failed: " + std::strerror(err));
     }
   }
-  ::close(fd);  // the mapping stays valid without the descriptor
+  // The mapping stays valid after |input| closes the descriptor.
   static const uint8_t kEmpty = 0;
   const uint8_t* data = mapping != nullptr ? static_cast<const uint8_t*>(mapping) : &kEmpty;
   StatusOr<std::unique_ptr<GgufFile>> parsed = Parse(data, size, path);

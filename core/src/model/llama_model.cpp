@@ -26,6 +26,31 @@ StatusOr<int64_t> OptionalSize(const GgufFile& file, const std::string& key, int
   return RequiredSize(file, key);
 }
 
+// The tensors of one layer: attn_norm, q, k, v, output, ffn_norm, gate, up, down.
+constexpr uint64_t kTensorsPerLayer = 9;
+
+// A tensor "blk.N.*" with N >= block_count belongs to a layer the metadata does not have: the file
+// and its metadata disagree (running only the first block_count layers would be a wrong model).
+Status CheckNoLayerPastBlockCount(const GgufFile& f, int64_t n_layers) {
+  for (const GgufTensorInfo& tensor : f.tensors()) {
+    if (!tensor.name.starts_with("blk.")) continue;
+    const size_t dot = tensor.name.find('.', 4);
+    const std::string digits = tensor.name.substr(4, dot == std::string::npos ? dot : dot - 4);
+    if (digits.empty() || digits.size() > 9 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      continue;
+    }
+    const int64_t layer = std::stoll(digits);
+    if (layer >= n_layers) {
+      return InvalidArgument(fmt::format(
+          "{}: tensor {} belongs to layer {}, but llama.block_count is {}; the file's layers "
+          "and its metadata disagree",
+          f.name(), tensor.name, layer, n_layers));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<std::shared_ptr<const LlamaModel>> LlamaModel::Open(const std::string& path) {
@@ -51,6 +76,14 @@ Status LlamaModel::Load() {
   shape_.file = where;
   shape_.name = f.Find("general.name") != nullptr ? *f.GetString("general.name") : where;
   HWINFER_ASSIGN_OR_RETURN(shape_.n_layers, RequiredSize(f, "llama.block_count"));
+  // Nothing is sized by block_count before it is checked against the tensors the file holds.
+  const uint64_t most_layers = f.tensors().size() / kTensorsPerLayer;
+  if (static_cast<uint64_t>(shape_.n_layers) > most_layers) {
+    return InvalidArgument(fmt::format(
+        "{}: llama.block_count is {} but the file holds {} tensors, room for at most {} layers "
+        "({} tensors each)",
+        where, shape_.n_layers, f.tensors().size(), most_layers, kTensorsPerLayer));
+  }
   HWINFER_ASSIGN_OR_RETURN(shape_.d_model, RequiredSize(f, "llama.embedding_length"));
   HWINFER_ASSIGN_OR_RETURN(shape_.n_heads, RequiredSize(f, "llama.attention.head_count"));
   HWINFER_ASSIGN_OR_RETURN(shape_.n_kv_heads,
@@ -150,6 +183,7 @@ Status LlamaModel::Load() {
       decode_weight_bytes_ += info->size_bytes;
     }
   }
+  HWINFER_RETURN_IF_ERROR(CheckNoLayerPastBlockCount(f, shape_.n_layers));
   decode_weight_bytes_ += output_norm_->size_bytes + output_->size_bytes;
   weight_bytes_ = decode_weight_bytes_ + (output_ == token_embd_ ? 0 : token_embd_->size_bytes);
   return Status::Ok();

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "hwinfer/text_escape.h"
+
 namespace hwinfer {
 namespace {
 
@@ -60,7 +62,8 @@ void Log(LogLevel level, const std::string& source, const std::string& message) 
   if (static_cast<uint32_t>(level) < LevelStorage().load()) return;
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  std::fprintf(stderr, "[hwinfer %s] %s: %s\n", LevelName(level), source.c_str(), message.c_str());
+  std::fprintf(stderr, "[hwinfer %s] %s: %s\n", LevelName(level),
+               EscapeControlCharacters(source).c_str(), EscapeControlCharacters(message).c_str());
 }
 
 const hwinfer_host_api* HostApi() {

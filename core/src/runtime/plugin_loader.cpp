@@ -4,17 +4,17 @@
 #include "hwinfer/plugin_loader.h"
 
 #include <dlfcn.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "hwinfer/device.h"
+#include "hwinfer/input_file.h"
 #include "hwinfer/log.h"
 
 namespace hwinfer {
@@ -22,12 +22,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool HasElfHeader(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
+bool HasElfHeader(const InputFile& file) {
   char magic[4] = {};
-  file.read(magic, 4);
-  return file.gcount() == 4 && magic[0] == 0x7f && magic[1] == 'E' && magic[2] == 'L' &&
-         magic[3] == 'F';
+  return ::pread(file.fd(), magic, 4, 0) == 4 && magic[0] == 0x7f && magic[1] == 'E' &&
+         magic[2] == 'L' && magic[3] == 'F';
 }
 
 std::vector<hwinfer_option> ToAbiOptions(const OptionMap& options) {
@@ -161,17 +159,19 @@ std::vector<std::string> DiscoverPluginFiles(const std::vector<std::string>& sea
   return found;
 }
 
-StatusOr<std::shared_ptr<Plugin>> Plugin::Load(const std::string& path, const OptionMap& options) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0) {
-    return NotFound("plugin file '" + path + "' does not exist");
+StatusOr<std::shared_ptr<Plugin>> Plugin::Load(const std::string& path, const OptionMap& options,
+                                               const std::function<void(const char*)>& on_phase) {
+  const auto phase = [&on_phase](const char* name) {
+    if (on_phase) on_phase(name);
+  };
+  {
+    // A FIFO or a device named like a plugin is refused before anything opens it for reading.
+    HWINFER_ASSIGN_OR_RETURN(const InputFile file, InputFile::Open(path, "plugin file"));
+    if (!HasElfHeader(file)) {
+      return InvalidArgument("plugin file '" + path + "' is not a shared library (no ELF header)");
+    }
   }
-  if (S_ISDIR(info.st_mode)) {
-    return InvalidArgument("plugin file '" + path + "' is a directory, not a shared library");
-  }
-  if (!HasElfHeader(path)) {
-    return InvalidArgument("plugin file '" + path + "' is not a shared library (no ELF header)");
-  }
+  phase("dlopen (the library's constructors)");
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* why = dlerror();
@@ -191,6 +191,7 @@ StatusOr<std::shared_ptr<Plugin>> Plugin::Load(const std::string& path, const Op
   }
   auto query = reinterpret_cast<hwinfer_plugin_query_fn>(symbol);
   const hwinfer_plugin_api* raw = nullptr;
+  phase("hwinfer_plugin_query");
   HWINFER_RETURN_IF_ERROR(ConsumePluginError(
       query(HWINFER_ABI_MAJOR, HWINFER_ABI_MINOR, HostApi(), &raw),
       "plugin '" + path + "' refused ABI major " + std::to_string(HWINFER_ABI_MAJOR)));
@@ -217,6 +218,7 @@ StatusOr<std::shared_ptr<Plugin>> Plugin::Load(const std::string& path, const Op
 
   std::vector<hwinfer_option> abi_options = ToAbiOptions(options);
   hwinfer_plugin* instance = nullptr;
+  phase("plugin_init");
   HWINFER_RETURN_IF_ERROR(ConsumePluginError(
       plugin->api_.plugin_init(HostApi(), abi_options.data(), abi_options.size(), &instance),
       "plugin '" + path + "' failed to initialise"));
@@ -241,6 +243,11 @@ StatusOr<uint32_t> Plugin::DeviceCount() const {
   uint32_t count = 0;
   HWINFER_RETURN_IF_ERROR(
       ConsumePluginError(api_.device_count(instance_, &count), name() + ": device_count"));
+  if (count > kMaxDevicesPerPlugin) {
+    return InvalidArgument("plugin '" + path() + "' reports " + std::to_string(count) +
+                           " devices; at most " + std::to_string(kMaxDevicesPerPlugin) +
+                           " per plugin are supported (a broken device_count?)");
+  }
   return count;
 }
 

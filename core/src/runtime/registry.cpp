@@ -161,30 +161,49 @@ StatusOr<Registry> Registry::FromConfig(const RuntimeConfig& config) {
   return registry;
 }
 
+namespace {
+
+// The devices of one plugin found by searching, or why it is skipped.
+StatusOr<std::vector<Candidate>> SearchedPluginDevices(const std::shared_ptr<Plugin>& plugin,
+                                                       size_t index) {
+  HWINFER_ASSIGN_OR_RETURN(const uint32_t count, plugin->DeviceCount());
+  std::vector<Candidate> candidates;
+  for (uint32_t i = 0; i < count; ++i) {
+    HWINFER_ASSIGN_OR_RETURN(DeviceInfo info, plugin->GetDeviceInfo(i));
+    Candidate candidate;
+    candidate.device.plugin = plugin;
+    candidate.device.ordinal = i;
+    candidate.device.info = std::move(info);
+    candidate.backend_index = index;
+    candidates.push_back(std::move(candidate));
+  }
+  return candidates;
+}
+
+}  // namespace
+
 StatusOr<Registry> Registry::FromSearchPaths(const std::vector<std::string>& search_paths) {
+  // Found, not asked for: a plugin that fails is skipped with a warning naming it, so one broken
+  // file on the path cannot stop every command (a plugin named in a config stays an error).
   Registry registry;
   std::vector<Candidate> candidates;
   const std::vector<std::string> files = DiscoverPluginFiles(search_paths);
   for (size_t p = 0; p < files.size(); ++p) {
     auto loaded = Plugin::Load(files[p]);
-    if (!loaded.ok() && loaded.status().code() == StatusCode::kUnavailable) {
-      // e.g. a GPU plugin on a machine without its driver: nothing to list, not an error.
-      Log(LogLevel::kInfo, "core", "skipping " + files[p] + ": " + loaded.status().message());
+    if (!loaded.ok()) {
+      // UNAVAILABLE: e.g. a GPU plugin on a machine without its driver; nothing to list.
+      const bool expected = loaded.status().code() == StatusCode::kUnavailable;
+      Log(expected ? LogLevel::kInfo : LogLevel::kWarning, "core",
+          "skipping " + files[p] + ": " + loaded.status().message());
       continue;
     }
-    if (!loaded.ok()) return loaded.status();
-    std::shared_ptr<Plugin> plugin = *loaded;
-    registry.plugins_.push_back(plugin);
-    HWINFER_ASSIGN_OR_RETURN(uint32_t count, plugin->DeviceCount());
-    for (uint32_t i = 0; i < count; ++i) {
-      HWINFER_ASSIGN_OR_RETURN(DeviceInfo info, plugin->GetDeviceInfo(i));
-      Candidate candidate;
-      candidate.device.plugin = plugin;
-      candidate.device.ordinal = i;
-      candidate.device.info = std::move(info);
-      candidate.backend_index = p;
-      candidates.push_back(std::move(candidate));
+    StatusOr<std::vector<Candidate>> found = SearchedPluginDevices(*loaded, p);
+    if (!found.ok()) {
+      Log(LogLevel::kWarning, "core", "skipping " + files[p] + ": " + found.status().message());
+      continue;
     }
+    registry.plugins_.push_back(*loaded);
+    for (Candidate& candidate : *found) candidates.push_back(std::move(candidate));
   }
   SelectDevices(std::move(candidates), false, registry.devices_, registry.hidden_);
   return registry;

@@ -40,6 +40,21 @@ Scheduler::WaitKey Scheduler::KeyOf(const Entry& entry) const {
   return {static_cast<double>(r.priority) * options_.ageing_s - r.arrival_s, r.arrival_s, r.id};
 }
 
+Status CheckFitsModelLength(RequestId id, int64_t prompt_tokens, int64_t max_new_tokens,
+                            int64_t max_model_len) {
+  if (prompt_tokens <= max_model_len && max_new_tokens <= max_model_len - prompt_tokens) {
+    return Status::Ok();
+  }
+  // Both fit in 63 bits here (callers pass counts of at most 2^62 each); the sum is printed
+  // as an unsigned 64-bit number so it cannot wrap.
+  const uint64_t total =
+      static_cast<uint64_t>(prompt_tokens) + static_cast<uint64_t>(max_new_tokens);
+  return OutOfRange("request " + std::to_string(id) + ": prompt (" + std::to_string(prompt_tokens) +
+                    ") + max_new_tokens (" + std::to_string(max_new_tokens) +
+                    ") = " + std::to_string(total) + " tokens exceeds max_model_len " +
+                    std::to_string(max_model_len));
+}
+
 Status Scheduler::Add(Request request) {
   const std::string name = "request " + std::to_string(request.id);
   if (request.id < 0) return InvalidArgument(name + ": id must be >= 0");
@@ -54,12 +69,9 @@ Status Scheduler::Add(Request request) {
                            std::to_string(request.max_new_tokens));
   }
   const int64_t prompt = static_cast<int64_t>(request.prompt.size());
+  HWINFER_RETURN_IF_ERROR(
+      CheckFitsModelLength(request.id, prompt, request.max_new_tokens, options_.max_model_len));
   const int64_t total = prompt + request.max_new_tokens;
-  if (total > options_.max_model_len) {
-    return OutOfRange(name + ": prompt (" + std::to_string(prompt) + ") + max_new_tokens (" +
-                      std::to_string(request.max_new_tokens) + ") = " + std::to_string(total) +
-                      " tokens exceeds max_model_len " + std::to_string(options_.max_model_len));
-  }
   // The last output token is never fed back, so the KV cache holds at most total - 1 tokens.
   const int32_t blocks = kv_->BlocksForTokens(total - 1);
   if (blocks > kv_->num_blocks()) {

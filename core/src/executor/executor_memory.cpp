@@ -1,0 +1,78 @@
+// executor_memory.cpp — what a LlamaExecutor will allocate, computed before it allocates anything,
+// and the check of that against the device's memory. Doubles throughout: a file or a flag may ask
+// for 2^32 positions or 2^60 tokens, and the answer must be a number to refuse, not an overflow.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "executor_internal.h"
+
+namespace hwinfer {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Blocks for |tokens| tokens of |block_size|, without overflow.
+int64_t CeilBlocks(int64_t tokens, int64_t block_size) {
+  return tokens / block_size + (tokens % block_size != 0 ? 1 : 0);
+}
+
+}  // namespace
+
+ExecutorMemory LlamaExecutor::MemoryNeeded(const ModelShape& m, const ExecutorOptions& options) {
+  ExecutorMemory memory;
+  const int64_t bs = std::max<int64_t>(options.kv_block_size, 1);
+  const int64_t asked =
+      options.kv_cache_tokens > 0 ? options.kv_cache_tokens : 2 * m.context_length;
+  memory.kv_tokens = CeilBlocks(asked, bs) * bs;
+  const double blocks = static_cast<double>(CeilBlocks(asked, bs));
+  const double kv_dim = static_cast<double>(m.n_kv_heads) * static_cast<double>(m.head_dim());
+  const double element = options.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0;
+  const double scales =
+      options.kv_dtype == HWINFER_DTYPE_I8 ? 4.0 * static_cast<double>(m.n_kv_heads) : 0.0;
+  memory.kv_bytes = 2.0 * static_cast<double>(m.n_layers) * blocks *
+                    (static_cast<double>(bs) * kv_dim * element + scales);
+
+  // The activation buffer (executor_internal.h's ActivationLayout, F32 rows; I32 region).
+  const double T = static_cast<double>(options.max_batch_tokens);
+  const double S = static_cast<double>(options.max_sequences);
+  const double d = static_cast<double>(m.d_model), ffn = static_cast<double>(m.ffn_dim);
+  const double q_dim = static_cast<double>(m.n_heads) * static_cast<double>(m.head_dim());
+  const double per_token = 3.0 * d + 2.0 * q_dim + 2.0 * kv_dim + 3.0 * ffn + 3.0;
+  const double per_sequence = d + static_cast<double>(m.vocab_size) + 4.0 +
+                              2.0 * static_cast<double>(MaxBlocksPerSequence(m, options));
+  memory.activation_bytes = 4.0 * (per_token * T + per_sequence * S) + 13.0 * 256.0;
+  return memory;
+}
+
+int64_t LlamaExecutor::MaxBlocksPerSequence(const ModelShape& m, const ExecutorOptions& options) {
+  // A sequence holds at most the context length and at most the whole cache.
+  const int64_t bs = std::max<int64_t>(options.kv_block_size, 1);
+  const int64_t asked =
+      options.kv_cache_tokens > 0 ? options.kv_cache_tokens : 2 * m.context_length;
+  return std::min(CeilBlocks(m.context_length, bs), CeilBlocks(asked, bs));
+}
+
+namespace executor_internal {
+
+Status CheckDeviceMemory(const Device& device, const ModelShape& m, const ExecutorMemory& memory,
+                         double weight_bytes) {
+  const DeviceInfo& info = device.info();
+  double available = static_cast<double>(info.memory_total_bytes);
+  if (info.memory_free_bytes > 0) {
+    available = std::min(available, static_cast<double>(info.memory_free_bytes));
+  }
+  if (available <= 0) return Status::Ok();  // the device does not say: allocation will tell
+  const double needed = memory.total() + weight_bytes;
+  if (needed <= available) return Status::Ok();
+  return OutOfMemory(fmt::format(
+      "{} has {:.2f} GiB of memory; {} needs {:.2f} GiB: the KV cache of {} tokens {:.2f} GiB, "
+      "activations {:.2f} GiB{}; lower the KV cache (kv_cache_tokens, the prompt and output "
+      "lengths, the batch) or max_batch_tokens",
+      device.id(), available / kGiB, m.name, needed / kGiB, memory.kv_tokens,
+      memory.kv_bytes / kGiB, memory.activation_bytes / kGiB,
+      weight_bytes > 0 ? fmt::format(", weights {:.2f} GiB", weight_bytes / kGiB) : ""));
+}
+
+}  // namespace executor_internal
+}  // namespace hwinfer
