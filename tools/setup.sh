@@ -9,7 +9,7 @@ build_dir="${1:-$repo/build}"
 shift || true
 
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config ccache
   libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
@@ -32,5 +32,13 @@ if ((${#missing[@]})); then
 fi
 
 jobs="$(nproc 2>/dev/null || echo 2)"
-cmake -S "$repo" -B "$build_dir" -G Ninja "$@"
+# ccache keeps every compile in ~/.cache/ccache: a second build on this machine (another tree, a
+# fresh clone, the next CI run) recompiles only what changed. nvcc goes through it too; hipcc's
+# custom commands do not.
+launchers=()
+if command -v ccache >/dev/null; then
+  launchers=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+             -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$repo" -B "$build_dir" -G Ninja "${launchers[@]}" "$@"
 cmake --build "$build_dir" -j "$jobs"

@@ -13,6 +13,7 @@
 #include "abi_test_util.h"
 #include "hwinfer/config.h"
 #include "hwinfer/registry.h"
+#include "temp_folder_test.h"
 
 namespace hwinfer {
 namespace {
@@ -22,23 +23,12 @@ using abi_test::TestPlugin;
 using ::testing::HasSubstr;
 
 // A plugin folder of its own per test, removed afterwards.
-class PluginFolder : public ::testing::Test {
+class PluginFolder : public test::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("hwinfer_hostile_plugins_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
   // Links a built test plugin into the folder as |name|.
   void Add(const std::string& built, const std::string& name) {
     fs::create_symlink(TestPlugin(built), dir_ / name);
   }
-  fs::path dir_;
 };
 
 TEST(HostilePlugin, ABillionDevicesAreRefusedBeforeAnythingIsSizedByThem) {

@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "temp_folder_test.h"
+
 namespace hwinfer {
 namespace {
 
@@ -25,22 +27,10 @@ using ::testing::HasSubstr;
 const std::string kHardwareDir = std::string(HWINFER_SOURCE_DIR) + "/configs/hardware/";
 
 // Writes |text| to a per-test temp file named |name| and loads it.
-class HardwareSpecFileTest : public ::testing::Test {
+class HardwareSpecFileTest : public test::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("hwinfer_hw_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
   StatusOr<HardwareSpec> Load(const std::string& name, const std::string& text) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path) << text;
-    return LoadHardwareSpec(path);
+    return LoadHardwareSpec(Write(name, text));
   }
   void ExpectInvalid(const std::string& name, const std::string& text,
                      const std::string& substring) {
@@ -50,8 +40,6 @@ class HardwareSpecFileTest : public ::testing::Test {
     EXPECT_THAT(spec.status().message(), HasSubstr(substring));
     EXPECT_EQ(spec.status().message().find('\n'), std::string::npos);
   }
-
-  fs::path dir_;
 };
 
 TEST(HardwareSpecTest, EveryShippedHardwareFileLoads) {

@@ -7,35 +7,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
+#include <vector>
+
+#include "temp_folder_test.h"
 
 namespace hwinfer {
 namespace {
 
-namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-class InputFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("hwinfer_input_file_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
-  std::string Write(const std::string& name, const std::string& text) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << text;
-    return path;
-  }
-  fs::path dir_;
-};
+class InputFileTest : public test::TempFolderTest {};
 
 TEST_F(InputFileTest, ReadsARegularFileWhole) {
   const std::string path = Write("a.yaml", "backends: []\n");

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_folder_test.h"
+
 namespace hwinfer {
 namespace {
 
@@ -166,22 +168,10 @@ TEST(WorkloadTest, UniformAndNormalLengthsStayInBounds) {
 }
 
 // Writes JSONL files into a per-test folder.
-class WorkloadFileTest : public ::testing::Test {
+class WorkloadFileTest : public test::TempFolderTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("hwinfer_workload_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ignored;
-    fs::remove_all(dir_, ignored);
-  }
   std::string Write(const std::string& text) {
-    const std::string path = (dir_ / "requests.jsonl").string();
-    std::ofstream(path) << text;
-    return path;
+    return TempFolderTest::Write("requests.jsonl", text);
   }
   StatusOr<std::vector<WorkloadRequest>> FromFile(const std::string& text,
                                                   int64_t num_requests = 0) {
@@ -190,7 +180,6 @@ class WorkloadFileTest : public ::testing::Test {
     spec.jsonl_file = Write(text);
     return GenerateWorkload(spec, kVocab);
   }
-  fs::path dir_;
 };
 
 TEST_F(WorkloadFileTest, ReadsLengthsPriorityAndArrivalsSortedByArrival) {

@@ -2,8 +2,8 @@
 // (the JSON `hwinfer bench --json` writes: vLLM's flat keys, "phases", "env", "hardware") and
 // sweep files (`hwinfer sweep --json`: {"config", "points"}), prints them side by side (label,
 // device, median TPOT ms, output tok/s, decode MBU % and prefill MFU % of the spec peaks), and
-// with -o runs tools/plot_results.py (with $HWINFER_PYTHON, default python3) to draw
-// throughput_latency, roofline and mbu (.png, .svg).
+// with -o runs tools/plot_results.py (with $HWINFER_PYTHON, else the first python3 that has
+// matplotlib) to draw throughput_latency, roofline and mbu (.png, .svg).
 // It only reads the few keys it shows; a file missing one is an error naming the file and key.
 #include <fmt/format.h>
 #include <spawn.h>
@@ -134,42 +134,63 @@ StatusOr<std::string> FindPlotScript() {
   return NotFound("plot_results.py not found; tried " + tried + " (set HWINFER_TOOLS_DIR)");
 }
 
-// Runs $HWINFER_PYTHON (default python3) SCRIPT --out DIR FILES...; its stderr is collected so
-// a failure is one line.
-Status RunPlotScript(const std::string& script, const CompareOptions& options) {
-  const char* env_python = std::getenv("HWINFER_PYTHON");
-  const std::string python = env_python != nullptr && *env_python != '\0' ? env_python : "python3";
-  std::vector<std::string> args = {python, script, "--out", options.out_dir};
-  args.insert(args.end(), options.files.begin(), options.files.end());
+// Runs |args| (args[0] looked up on PATH) and waits; its stderr is collected into |err|. Returns
+// the exit status, or -1 when it could not be started.
+int RunAndWait(std::vector<std::string> args, std::string* err) {
   std::vector<char*> argv;
   for (std::string& arg : args) argv.push_back(arg.data());
   argv.push_back(nullptr);
-
   int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) return Internal("cannot create a pipe for python3");
+  if (::pipe(pipe_fds) != 0) return -1;
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDERR_FILENO);
   posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   ::close(pipe_fds[1]);
   if (spawned != 0) {
     ::close(pipe_fds[0]);
-    return NotFound("cannot run '" + python +
-                    "' (needed to plot; install python3 and "
-                    "python3-matplotlib, or set HWINFER_PYTHON)");
+    return -1;
   }
-  std::string err;
   char buffer[4096];
   for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof(buffer))) > 0;) {
-    err.append(buffer, static_cast<size_t>(n));
+    err->append(buffer, static_cast<size_t>(n));
   }
   ::close(pipe_fds[0]);
   int wait_status = 0;
   ::waitpid(pid, &wait_status, 0);
-  if (WIFEXITED(wait_status) && WEXITSTATUS(wait_status) == 0) return Status::Ok();
+  return WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : -1;
+}
+
+// The Python that plots: $HWINFER_PYTHON when set, else the first of python3 on PATH and Debian's
+// /usr/bin/python3 that can import matplotlib (the python3 first on PATH may be a separate install
+// without Debian's python3-matplotlib).
+StatusOr<std::string> PlotPython() {
+  const char* env_python = std::getenv("HWINFER_PYTHON");
+  if (env_python != nullptr && *env_python != '\0') return std::string(env_python);
+  for (const char* candidate : {"python3", "/usr/bin/python3"}) {
+    std::string ignored;
+    if (RunAndWait({candidate, "-c", "import matplotlib"}, &ignored) == 0)
+      return std::string(candidate);
+  }
+  return NotFound(
+      "no Python that can import matplotlib (tried python3, /usr/bin/python3); install "
+      "python3-matplotlib or set HWINFER_PYTHON");
+}
+
+// Runs PYTHON SCRIPT --out DIR FILES...; a failure is one line (the script's last line).
+Status RunPlotScript(const std::string& script, const CompareOptions& options) {
+  HWINFER_ASSIGN_OR_RETURN(const std::string python, PlotPython());
+  std::vector<std::string> args = {python, script, "--out", options.out_dir};
+  args.insert(args.end(), options.files.begin(), options.files.end());
+  std::string err;
+  const int status = RunAndWait(args, &err);
+  if (status == 0) return Status::Ok();
+  if (status < 0 && err.empty()) {
+    return NotFound("cannot run '" + python + "' (needed to plot; set HWINFER_PYTHON)");
+  }
   // The script's last non-empty line says why.
   while (!err.empty() && (err.back() == '\n' || err.back() == '\r')) err.pop_back();
   const size_t last = err.rfind('\n');

@@ -44,7 +44,7 @@ void AddModelCommand(CLI::App& app, int& exit_code) {
       ->required();
   synth->add_option("--type", options->type, "Weight type: f16 | bf16 | q8_0 | q4_0 | f32");
   synth->add_option("-o,--output", options->output, "Output .gguf file")->required();
-  synth->add_option("--seed", options->seed, "Random seed");
+  synth->add_option("--seed", options->seed, "Random seed")->check(SeedValue());
   synth->callback([&exit_code, options] { exit_code = RunSynth(*options); });
 }
 

@@ -5,11 +5,13 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/plugin_loader.h"
 #include "hwinfer/plugin_support.h"
+#include "hwinfer/text_escape.h"
 
 namespace hwinfer {
 namespace {
@@ -62,21 +64,26 @@ const char* DeviceInfo::device_type_name() const {
 DeviceInfo DeviceInfo::FromAbi(const hwinfer_device_info& info) {
   DeviceInfo out;
   out.device_type = info.device_type;
-  out.name = FixedString(info.name, sizeof(info.name));
-  out.vendor = FixedString(info.vendor, sizeof(info.vendor));
-  out.driver = FixedString(info.driver, sizeof(info.driver));
+  // A plugin's strings are printed and written to results: control characters escaped here, at
+  // the ABI boundary, once for every use.
+  out.name = EscapeControlCharacters(FixedString(info.name, sizeof(info.name)));
+  out.vendor = EscapeControlCharacters(FixedString(info.vendor, sizeof(info.vendor)));
+  out.driver = EscapeControlCharacters(FixedString(info.driver, sizeof(info.driver)));
   std::memcpy(out.uuid.data(), info.uuid, sizeof(info.uuid));
-  out.pci_address = FixedString(info.pci_address, sizeof(info.pci_address));
+  out.pci_address =
+      EscapeControlCharacters(FixedString(info.pci_address, sizeof(info.pci_address)));
   out.memory_total_bytes = info.memory_total_bytes;
   out.memory_free_bytes = info.memory_free_bytes;
   out.max_allocation_bytes = info.max_allocation_bytes;
   out.alignment_bytes = info.alignment_bytes;
   out.compute_units = info.compute_units;
-  out.spec_peak_bandwidth_bytes_per_s = info.spec_peak_bandwidth_bytes_per_s;
-  out.spec_peak_flops_f32 = info.spec_peak_flops_f32;
-  out.spec_peak_flops_f16 = info.spec_peak_flops_f16;
-  out.spec_peak_flops_bf16 = info.spec_peak_flops_bf16;
-  out.spec_peak_flops_int8 = info.spec_peak_flops_int8;
+  // A peak that is not a finite positive number is unknown (0), never a NaN or inf MBU.
+  const auto peak = [](double value) { return std::isfinite(value) && value > 0 ? value : 0.0; };
+  out.spec_peak_bandwidth_bytes_per_s = peak(info.spec_peak_bandwidth_bytes_per_s);
+  out.spec_peak_flops_f32 = peak(info.spec_peak_flops_f32);
+  out.spec_peak_flops_f16 = peak(info.spec_peak_flops_f16);
+  out.spec_peak_flops_bf16 = peak(info.spec_peak_flops_bf16);
+  out.spec_peak_flops_int8 = peak(info.spec_peak_flops_int8);
   if (out.spec_peak_bandwidth_bytes_per_s > 0) out.spec_source = "plugin";
   return out;
 }

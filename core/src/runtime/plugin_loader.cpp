@@ -16,6 +16,7 @@
 #include "hwinfer/device.h"
 #include "hwinfer/input_file.h"
 #include "hwinfer/log.h"
+#include "hwinfer/text_escape.h"
 
 namespace hwinfer {
 namespace fs = std::filesystem;
@@ -211,8 +212,11 @@ StatusOr<std::shared_ptr<Plugin>> Plugin::Load(const std::string& path, const Op
   plugin->kernels_ = CopyTable(plugin->api_.kernels);
   HWINFER_RETURN_IF_ERROR(CheckRequiredSlots(plugin->api_, path));
 
-  plugin->identity_.name = plugin->api_.name != nullptr ? plugin->api_.name : "(unnamed)";
-  plugin->identity_.version = plugin->api_.version != nullptr ? plugin->api_.version : "";
+  // Printed everywhere (device ids are "<name>:<ordinal>"): escaped once, here.
+  plugin->identity_.name =
+      EscapeControlCharacters(plugin->api_.name != nullptr ? plugin->api_.name : "(unnamed)");
+  plugin->identity_.version =
+      EscapeControlCharacters(plugin->api_.version != nullptr ? plugin->api_.version : "");
   plugin->identity_.abi_major = plugin->api_.abi_major;
   plugin->identity_.abi_minor = plugin->api_.abi_minor;
 

@@ -8,6 +8,7 @@
  *   HOSTILE_SEGV_IN_CONSTRUCTOR  the library's constructor dies of SIGSEGV (during dlopen)
  *   HOSTILE_MANY_DEVICES         device_count reports 0xFFFFFFFF devices
  *   HOSTILE_DEVICE_OPEN_FAILS    one device that device_open always refuses
+ *   HOSTILE_CONTROL_CHARACTERS   terminal escape sequences in its name and its device's name
  * Everything else is the minimal backend. Test-only: never installed.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -18,7 +19,12 @@
 
 #include "minimal_backend.h"
 
+#if defined(HOSTILE_CONTROL_CHARACTERS)
+const abi_backend_config abi_backend = {
+    "abi-hostile\x1b[2J", "Hostile\rDevice\x1b]0;title\x07", {0}, 0};
+#else
 const abi_backend_config abi_backend = {"abi-hostile", "Hostile Device", {0}, 0};
+#endif
 
 #if defined(HOSTILE_SEGV_IN_CONSTRUCTOR)
 __attribute__((constructor)) static void crash_while_loading(void) { raise(SIGSEGV); }
