@@ -14,16 +14,11 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_run.h"
-#include "cli_common.h"
+#include "commands.h"
 #include "hwinfer/metrics.h"
 
 namespace hwinfer::cli {
 namespace {
-
-struct BenchOptions {
-  BenchFlags flags;
-  std::string json_out, csv_prefix, markdown_out, tokens_out;
-};
 
 // The candidates kept per output token in the --tokens file.
 constexpr int32_t kTopLogits = 5;
@@ -65,6 +60,8 @@ int ReportFailedRequests(const BenchResult& result) {
              shown > kShown ? fmt::format(" ({} reasons shown above)", kShown) : "");
   return 1;
 }
+
+}  // namespace
 
 int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
   auto prepared = PrepareBench(global, options.flags);
@@ -116,23 +113,6 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
     fmt::print("wrote {}\n", markdown_out);
   }
   return ReportFailedRequests(*result);
-}
-
-}  // namespace
-
-void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<BenchOptions>();
-  CLI::App* command = app.add_subcommand(
-      "bench", "Serve a workload on one device and report latency, throughput, MBU and MFU");
-  AddBenchFlags(command, options->flags);
-  command->add_option("--json", options->json_out, "Write the result JSON here");
-  command->add_option("--csv", options->csv_prefix,
-                      "Write PREFIX_requests.csv and PREFIX_steps.csv");
-  command->add_option("--markdown", options->markdown_out, "Write the summary as Markdown here");
-  command->add_option("--tokens", options->tokens_out,
-                      "Write every request's output token ids here (JSON Lines)");
-  command->callback(
-      [&global, &exit_code, options] { exit_code = RunBenchCommand(global, *options); });
 }
 
 }  // namespace hwinfer::cli

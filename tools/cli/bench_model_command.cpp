@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "hwinfer/generate.h"
 #include "hwinfer/probe.h"
 #include "hwinfer/text_escape.h"
@@ -24,16 +24,6 @@
 
 namespace hwinfer::cli {
 namespace {
-
-struct BenchModelOptions {
-  ModelRunOptions run;
-  int64_t prompt_tokens = 128;
-  int64_t new_tokens = 64;
-  int64_t batch = 1;
-  int repetitions = 3;
-  uint64_t seed = 0;
-  bool json = false;
-};
 
 double Median(std::vector<double> values) {
   if (values.empty()) return 0;
@@ -46,6 +36,8 @@ std::vector<double> Milliseconds(std::vector<double> seconds) {
   for (double& v : seconds) v *= 1e3;
   return seconds;
 }
+
+}  // namespace
 
 int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options) {
   const int64_t b = options.batch, p = options.prompt_tokens, n = options.new_tokens;
@@ -138,27 +130,6 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
                FormatBandwidth(spec));
   }
   return 0;
-}
-
-}  // namespace
-
-void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<BenchModelOptions>();
-  CLI::App* command = app.add_subcommand(
-      "bench-model", "Prefill and decode speed, TPOT and decode MBU of a GGUF model on one device");
-  AddModelRunOptions(command, options->run);
-  command->add_option("-p,--prompt-tokens", options->prompt_tokens, "Prompt length")
-      ->check(IntegerIn(1, kMaxRequestTokens));
-  command->add_option("-n,--new-tokens", options->new_tokens, "Tokens generated per sequence")
-      ->check(IntegerIn(1, kMaxRequestTokens));
-  command->add_option("-b,--batch", options->batch, "Sequences decoded together")
-      ->check(IntegerIn(1, kMaxSequences));
-  command->add_option("-r,--repetitions", options->repetitions, "Timed runs (median reported)")
-      ->check(IntegerIn(1, 1000));
-  command->add_option("--seed", options->seed, "Seed of the random prompts")->check(SeedValue());
-  command->add_flag("--json", options->json, "Print one JSON object");
-  command->callback(
-      [&global, &exit_code, options] { exit_code = RunBenchModel(global, *options); });
 }
 
 }  // namespace hwinfer::cli

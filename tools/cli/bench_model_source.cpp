@@ -33,7 +33,8 @@ StatusOr<std::string> ResolveBenchModel(const ModelSource& source) {
   HWINFER_ASSIGN_OR_RETURN(const ModelShape shape, LoadModelShape(source.shape));
   HWINFER_ASSIGN_OR_RETURN(const uint32_t type, ParseWeightType(source.type));
   const bool dummy = source.weights == ModelSource::Weights::kDummy;
-  const std::filesystem::path dir = std::filesystem::path(BenchCacheDir(source.cache_dir)) / "models";
+  const std::filesystem::path dir =
+      std::filesystem::path(BenchCacheDir(source.cache_dir)) / "models";
   const std::filesystem::path file =
       dir / fmt::format("{}-{}{}.gguf", shape.name, source.type, dummy ? "-dummy" : "");
   std::error_code error;
@@ -50,13 +51,16 @@ StatusOr<std::string> ResolveBenchModel(const ModelSource& source) {
   }
   std::filesystem::create_directories(dir, error);
   if (error) {
-    return InvalidArgument(fmt::format("model cache {}: cannot create: {}", dir.string(),
-                                       error.message()));
+    return InvalidArgument(
+        fmt::format("model cache {}: cannot create: {}", dir.string(), error.message()));
   }
   if (!dummy) {
     fmt::print(stderr, "hwinfer: synthesising {} ({}, {:.1f} MB, random weights) into {}\n",
-               shape.name, source.type, static_cast<double>(shape.TotalParams()) * 1e-6 *
-               (type == HWINFER_DTYPE_Q4_0 ? 0.5625 : type == HWINFER_DTYPE_Q8_0 ? 1.0625 : 2.0),
+               shape.name, source.type,
+               static_cast<double>(shape.TotalParams()) * 1e-6 *
+                   (type == HWINFER_DTYPE_Q4_0   ? 0.5625
+                    : type == HWINFER_DTYPE_Q8_0 ? 1.0625
+                                                 : 2.0),
                file.string());
   }
   SynthOptions options;

@@ -41,26 +41,6 @@ StatusOr<const RegisteredDevice*> PickDevice(const Registry& registry, const std
 
 }  // namespace
 
-void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
-  command
-      ->add_option("--config", flags.config_file,
-                   "Config YAML: runtime section (backends) and bench sections (model, ...)")
-      ->check(CLI::ExistingFile);
-  command->add_option("--backend", flags.backend, "Run on this backend's first device");
-  command->add_option("--device", flags.device, "Run on this device (cpu:0, a name or a UUID)");
-  command->add_option(
-      "--hardware", flags.hardware_file,
-      "Hardware spec YAML (configs/hardware/*.yaml): spec peaks for MBU/MFU; also "
-      "the simulated device for the sim backend");  // a missing file: LoadHardwareSpec's error
-  command->add_option("--mode", flags.mode, "Batching: continuous | dynamic | static")
-      ->check(CLI::IsMember({"continuous", "dynamic", "static"}));
-  command->add_option("--num-requests", flags.num_requests, "Requests to send")
-      ->check(IntegerIn(1, kMaxWorkloadRequests));
-  command->add_option("--max-sequences", flags.max_sequences, "Sequences per step (batch size)")
-      ->check(IntegerIn(1, kMaxSequences));
-  command->add_flag("--no-progress", flags.no_progress, "Do not draw the progress line");
-}
-
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags) {
   const std::string config_file =

@@ -4,7 +4,6 @@
 // No measuring here: RunBench (hwinfer/bench_runner.h) does that.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,10 +25,6 @@ struct BenchFlags {
   int64_t max_sequences = 0;  // --max-sequences (0 = the config's)
   bool no_progress = false;   // --no-progress
 };
-
-// Registers the flags above on |command| (--config, --backend, --device, --hardware, --mode,
-// --num-requests, --max-sequences, --no-progress).
-void AddBenchFlags(CLI::App* command, BenchFlags& flags);
 
 // Everything a run needs, loaded from the config and the flags.
 struct PreparedBench {

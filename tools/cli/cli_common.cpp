@@ -51,41 +51,12 @@ StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig con
   return Registry::FromConfig(config);
 }
 
-namespace {
-
-// The whole of |text| as a decimal integer (an optional leading '-'), else nullopt.
 std::optional<int64_t> ParseDecimal(const std::string& text) {
   int64_t value = 0;
   const char* end = text.data() + text.size();
   const auto [stop, error] = std::from_chars(text.data(), end, value);
   if (text.empty() || error != std::errc() || stop != end) return std::nullopt;
   return value;
-}
-
-}  // namespace
-
-CLI::Validator IntegerIn(int64_t min, int64_t max) {
-  const std::string range = fmt::format("[{}, {}]", min, max);
-  return CLI::Validator(
-      [min, max, range](std::string& text) -> std::string {
-        const std::optional<int64_t> value = ParseDecimal(text);
-        if (value && *value >= min && *value <= max) return "";
-        return "expected an integer in " + range + "; got '" + EscapeControlCharacters(text) + "'";
-      },
-      "INT in " + range);
-}
-
-CLI::Validator SeedValue() {
-  return CLI::Validator(
-      [](std::string& text) -> std::string {
-        uint64_t value = 0;
-        const char* end = text.data() + text.size();
-        const auto [stop, error] = std::from_chars(text.data(), end, value);
-        if (!text.empty() && error == std::errc() && stop == end) return "";
-        return "expected an integer in [0, 18446744073709551615]; got '" +
-               EscapeControlCharacters(text) + "'";
-      },
-      "SEED >= 0");
 }
 
 StatusOr<std::vector<int32_t>> ParseTokenIds(const std::string& text, const std::string& flag) {

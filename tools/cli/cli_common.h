@@ -1,10 +1,11 @@
 // tools/cli/cli_common.h — what every `hwinfer` subcommand shares: the global options
 // (--config, --plugin-path, --log-level), building the Registry from them, and reporting errors
-// as one line on stderr with a non-zero exit. Subcommands live one per file and register
-// themselves in main.cpp through the Add*Command functions declared here.
+// as one line on stderr with a non-zero exit, strict parsing of numbers and token lists. No CLI11
+// here (main.cpp alone includes it; commands.h says why).
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,8 @@ StatusOr<Registry> BuildRegistry(const GlobalOptions& options);
 // The same from a runtime config already loaded (and possibly edited, e.g. plugin options).
 StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig config);
 
-// CLI11 checks with messages that name the bound and the value as given ("expected an integer
-// in [1, 4096]; got '100000'"), instead of CLI11's "Value 0 not in range 0.000000 to 1.8e308".
-CLI::Validator IntegerIn(int64_t min, int64_t max);
-// A seed: a decimal integer in [0, 2^64 - 1]; "-1" is refused, not wrapped around.
-CLI::Validator SeedValue();
+// The whole of |text| as a decimal integer (an optional leading '-'); nullopt otherwise.
+std::optional<int64_t> ParseDecimal(const std::string& text);
 
 // "1,15043,3186" -> token ids. Every item must be a decimal integer in [0, 2^31 - 1]; an empty
 // text or an empty item ("1,,2", ",") is an error naming |flag|, the item and the expected form.
@@ -47,20 +45,6 @@ StatusOr<std::vector<int32_t>> ParseTokenIds(const std::string& text, const std:
 std::string FormatBytes(double bytes);
 std::string FormatBandwidth(double bytes_per_s);
 std::string FormatFlops(double flops_per_s);
-
-// Each subcommand: registers itself on |app|; when chosen, its callback sets |exit_code|.
-void AddDevicesCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddProbeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddPluginCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddConfigCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddConformanceCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddKvSizeCommand(CLI::App& app, int& exit_code);
-void AddModelCommand(CLI::App& app, int& exit_code);
-void AddGenerateCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddSweepCommand(CLI::App& app, const GlobalOptions& global, int& exit_code);
-void AddCompareCommand(CLI::App& app, int& exit_code);
 
 // A model shape given as a YAML path or a name: ./configs/models/NAME.yaml, then the installed
 // <prefix>/share/hwinfer/models/, then the source tree's configs/models/.

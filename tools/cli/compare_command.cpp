@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "hwinfer/input_file.h"
 
 extern char** environ;
@@ -26,11 +26,6 @@ namespace hwinfer::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct CompareOptions {
-  std::vector<std::string> files;
-  std::string out_dir;
-};
 
 struct Row {
   std::string label, device;
@@ -199,6 +194,8 @@ Status RunPlotScript(const std::string& script, const CompareOptions& options) {
       fmt::format("{} failed: {}", script, reason.empty() ? "no message" : reason));
 }
 
+}  // namespace
+
 int RunCompare(const CompareOptions& options) {
   std::vector<Row> rows;
   for (const std::string& file : options.files) {
@@ -222,19 +219,6 @@ int RunCompare(const CompareOptions& options) {
   if (Status s = RunPlotScript(*script, options); !s.ok()) return ReportError(s);
   fmt::print("wrote throughput_latency, roofline and mbu (.png, .svg) to {}\n", options.out_dir);
   return 0;
-}
-
-}  // namespace
-
-void AddCompareCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<CompareOptions>();
-  CLI::App* command = app.add_subcommand(
-      "compare", "Compare bench results and sweeps side by side; plot them with -o");
-  command->add_option("files", options->files, "Result JSONs (hwinfer bench/sweep --json)")
-      ->required();
-  command->add_option("-o,--out", options->out_dir,
-                      "Write throughput_latency, roofline and mbu plots (.png, .svg) here");
-  command->callback([&exit_code, options] { exit_code = RunCompare(*options); });
 }
 
 }  // namespace hwinfer::cli

@@ -6,13 +6,11 @@
 #include <fmt/format.h>
 
 #include "bench_run.h"
-#include "cli_common.h"
+#include "commands.h"
 #include "hwinfer/bench_config.h"
 #include "hwinfer/text_escape.h"
 
 namespace hwinfer::cli {
-namespace {
-
 int RunConfigCheck(const GlobalOptions& global, const std::string& file) {
   GlobalOptions with_file = global;
   with_file.config_file = file;
@@ -33,17 +31,6 @@ int RunConfigCheck(const GlobalOptions& global, const std::string& file) {
                hidden.id, hidden.shown_as);
   }
   return 0;
-}
-
-}  // namespace
-
-void AddConfigCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  CLI::App* config = app.add_subcommand("config", "Work with config files");
-  config->require_subcommand(1);
-  auto file = std::make_shared<std::string>();
-  CLI::App* check = config->add_subcommand("check", "Validate a config file");
-  check->add_option("file", *file, "Config YAML")->required();
-  check->callback([&global, &exit_code, file] { exit_code = RunConfigCheck(global, *file); });
 }
 
 }  // namespace hwinfer::cli

@@ -7,20 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "conformance_runner.h"
 #include "hwinfer/log.h"
 
 namespace hwinfer::cli {
-namespace {
-
-struct ConformanceCommandOptions {
-  std::string backend;
-  std::string plugin;
-  std::string expectations;
-  std::vector<std::string> plugin_options;  // --option KEY=VALUE
-};
-
 int RunConformanceCommand(const GlobalOptions& global, const ConformanceCommandOptions& options,
                           const std::vector<std::string>& gtest_args) {
   if (!global.log_level.empty()) {
@@ -49,34 +40,6 @@ int RunConformanceCommand(const GlobalOptions& global, const ConformanceCommandO
   const int argc = static_cast<int>(argv.size());
   argv.push_back(nullptr);
   return conformance::RunConformance(run, argc, argv.data());
-}
-
-}  // namespace
-
-void AddConformanceCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<ConformanceCommandOptions>();
-  CLI::App* command = app.add_subcommand(
-      "conformance",
-      "Run the backend conformance suite (GoogleTest; --gtest_filter=..., --gtest_output=..., "
-      "--gtest_list_tests pass through). Exits non-zero on any failure or when zero cases ran.");
-  CLI::Option* backend = command->add_option(
-      "--backend", options->backend,
-      "Test only this backend (found on the plugin search path or in --config)");
-  CLI::Option* plugin = command->add_option("--plugin", options->plugin,
-                                            "Test exactly this plugin file (any file name)");
-  plugin->excludes(backend);
-  command->add_option("--expectations", options->expectations,
-                      "Unsupported / expected-failure declarations (YAML) for the backend(s) "
-                      "under test, instead of the in-tree or installed <backend>.yaml");
-  command
-      ->add_option("--option", options->plugin_options,
-                   "A plugin option KEY=VALUE passed to every plugin's plugin_init (repeatable; "
-                   "e.g. --option gemm=builtin for the GPU plugins)")
-      ->allow_extra_args(false);
-  command->allow_extras();
-  command->callback([&global, &exit_code, options, command] {
-    exit_code = RunConformanceCommand(global, *options, command->remaining());
-  });
 }
 
 }  // namespace hwinfer::cli

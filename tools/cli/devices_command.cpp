@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "device_json.h"
 #include "hwinfer/log.h"
 #include "hwinfer/probe.h"
@@ -13,11 +13,6 @@
 
 namespace hwinfer::cli {
 namespace {
-
-struct DevicesOptions {
-  bool json = false;
-  bool no_probe = false;
-};
 
 // A short read-bandwidth probe: 64 MiB, 3 timed launches.
 StatusOr<ProbeMeasurement> QuickReadProbe(Registry& registry, const RegisteredDevice& device) {
@@ -28,6 +23,8 @@ StatusOr<ProbeMeasurement> QuickReadProbe(Registry& registry, const RegisteredDe
   options.repetitions = 3;
   return MeasureBandwidth(opened, HWINFER_PROBE_READ, options);
 }
+
+}  // namespace
 
 int RunDevices(const GlobalOptions& global, const DevicesOptions& options) {
   auto registry = BuildRegistry(global);
@@ -93,16 +90,6 @@ int RunDevices(const GlobalOptions& global, const DevicesOptions& options) {
                hidden.uuid);
   }
   return 0;
-}
-
-}  // namespace
-
-void AddDevicesCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<DevicesOptions>();
-  CLI::App* command = app.add_subcommand("devices", "List plugins and devices");
-  command->add_flag("--json", options->json, "Print JSON");
-  command->add_flag("--no-probe", options->no_probe, "Skip the quick read-bandwidth measurement");
-  command->callback([&global, &exit_code, options] { exit_code = RunDevices(global, *options); });
 }
 
 }  // namespace hwinfer::cli

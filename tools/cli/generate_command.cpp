@@ -7,22 +7,12 @@
 
 #include <cstdio>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "hwinfer/generate.h"
 #include "hwinfer/workload.h"
 #include "model_run.h"
 
 namespace hwinfer::cli {
-namespace {
-
-struct GenerateOptions {
-  ModelRunOptions run;
-  std::string prompt_text;  // --prompt-tokens, parsed by ParseTokenIds
-  int64_t n_new = 32;
-  SamplingParams sampling;
-  bool timing = false;
-};
-
 int RunGenerate(const GlobalOptions& global, const GenerateOptions& options) {
   if (Status valid = options.sampling.Validate(); !valid.ok()) return ReportError(valid);
   auto prompt = ParseTokenIds(options.prompt_text, "--prompt-tokens");
@@ -53,26 +43,6 @@ int RunGenerate(const GlobalOptions& global, const GenerateOptions& options) {
                result->decode_step_seconds.size());
   }
   return 0;
-}
-
-}  // namespace
-
-void AddGenerateCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<GenerateOptions>();
-  CLI::App* command = app.add_subcommand("generate", "Generate token ids from a GGUF model");
-  AddModelRunOptions(command, options->run);
-  command
-      ->add_option("--prompt-tokens", options->prompt_text,
-                   "Prompt token ids, comma-separated (e.g. 1,15043,3186)")
-      ->required();
-  command->add_option("-n,--n-predict", options->n_new, "Tokens to generate")
-      ->check(IntegerIn(1, kMaxRequestTokens));
-  command->add_option("--seed", options->sampling.seed, "Sampling seed")->check(SeedValue());
-  command->add_option("--temperature", options->sampling.temperature, "0 = greedy");
-  command->add_option("--top-k", options->sampling.top_k, "0 = no limit");
-  command->add_option("--top-p", options->sampling.top_p, "1 = no limit");
-  command->add_flag("--timing", options->timing, "Print TTFT and TPOT to stderr");
-  command->callback([&global, &exit_code, options] { exit_code = RunGenerate(global, *options); });
 }
 
 }  // namespace hwinfer::cli

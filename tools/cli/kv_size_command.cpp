@@ -6,20 +6,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "hwinfer/model_shape.h"
 #include "hwinfer/text_escape.h"
 
 namespace hwinfer::cli {
-namespace {
-
-struct KvSizeOptions {
-  std::string model;
-  std::vector<int64_t> batches = {1};
-  std::vector<int64_t> seqlens;  // empty = the model's context length
-  bool json = false;
-};
-
 int RunKvSize(const KvSizeOptions& options) {
   auto path = FindModelShapeFile(options.model);
   if (!path.ok()) return ReportError(path.status());
@@ -73,8 +64,6 @@ int RunKvSize(const KvSizeOptions& options) {
   return 0;
 }
 
-}  // namespace
-
 StatusOr<std::string> FindModelShapeFile(const std::string& model) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -90,23 +79,6 @@ StatusOr<std::string> FindModelShapeFile(const std::string& model) {
     searched += (searched.empty() ? "" : ", ") + folder.lexically_normal().string();
   }
   return NotFound("model '" + model + "': no such file, and no " + file + " in " + searched);
-}
-
-void AddKvSizeCommand(CLI::App& app, int& exit_code) {
-  auto options = std::make_shared<KvSizeOptions>();
-  CLI::App* command = app.add_subcommand("kv-size", "Print the KV-cache size table of a model");
-  command
-      ->add_option("--model", options->model, "Model shape: a YAML file or a configs/models name")
-      ->required();
-  command->add_option("--batch", options->batches, "Batch sizes")
-      ->delimiter(',')
-      ->check(IntegerIn(1, int64_t{1} << 40));
-  command
-      ->add_option("--seqlen", options->seqlens, "Sequence lengths (default: the context length)")
-      ->delimiter(',')
-      ->check(IntegerIn(1, int64_t{1} << 40));
-  command->add_flag("--json", options->json, "Print JSON");
-  command->callback([&exit_code, options] { exit_code = RunKvSize(*options); });
 }
 
 }  // namespace hwinfer::cli

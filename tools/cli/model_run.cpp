@@ -7,24 +7,6 @@
 
 namespace hwinfer::cli {
 
-void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
-  command->add_option("-m,--model", options.model_path, "GGUF model file (llama architecture)")
-      ->required();
-  CLI::Option* backend =
-      command->add_option("--backend", options.backend, "Run on this backend's first device");
-  command->add_option("--device", options.device, "Run on this device (cpu:0, a name or a UUID)")
-      ->excludes(backend);
-  command->add_option("--kv-dtype", options.kv_dtype, "KV cache type: f16 or i8")
-      ->check(CLI::IsMember({"f16", "i8"}));
-  command
-      ->add_option("--max-batch-tokens", options.max_batch_tokens,
-                   "Tokens per executor step (prefill chunk size)")
-      ->check(IntegerIn(1, kMaxBatchTokens));
-  command->add_flag("!--no-decode-graphs", options.decode_graphs,
-                    "Launch every decode step's kernels one by one instead of replaying a captured "
-                    "graph (where the device can capture)");
-}
-
 namespace {
 
 // The KV tokens |size| needs, after checking it fits |shape|'s context length.

@@ -2,7 +2,6 @@
 // that pick the model file, the device and the executor's settings, and opening all three.
 #pragma once
 
-#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 
@@ -19,10 +18,6 @@ struct ModelRunOptions {
   int64_t max_batch_tokens = 512;
   bool decode_graphs = true;  // --no-decode-graphs turns decode-graph replay off
 };
-
-// Registers -m/--model, --backend, --device, --kv-dtype, --max-batch-tokens and
-// --no-decode-graphs on |command|.
-void AddModelRunOptions(CLI::App* command, ModelRunOptions& options);
 
 struct OpenedModel {
   Registry registry;

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "device_json.h"
 #include "hwinfer/log.h"
 #include "hwinfer/text_escape.h"
@@ -19,13 +19,6 @@
 
 namespace hwinfer::cli {
 namespace {
-
-struct PluginCheckOptions {
-  std::string path;
-  std::vector<std::string> options;  // KEY=VALUE
-  bool json = false;
-  double timeout_s = 10;  // per phase
-};
 
 // Allocates a buffer, copies 4099 bytes in and out through a stream and compares them.
 Status RoundTrip(Device& device) {
@@ -126,6 +119,8 @@ int CheckInChild(const GlobalOptions& global, const PluginCheckOptions& options,
   return code;
 }
 
+}  // namespace
+
 // Runs the check in a watched child and turns what became of it into the command's result.
 int RunPluginCheck(const GlobalOptions& global, const PluginCheckOptions& options) {
   const ChildOutcome outcome =
@@ -154,24 +149,6 @@ int RunPluginCheck(const GlobalOptions& global, const PluginCheckOptions& option
           outcome.exit_code, during)));
   }
   return kExitError;
-}
-
-}  // namespace
-
-void AddPluginCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  CLI::App* plugin = app.add_subcommand("plugin", "Inspect plugin files");
-  plugin->require_subcommand(1);
-  auto options = std::make_shared<PluginCheckOptions>();
-  CLI::App* check = plugin->add_subcommand(
-      "check", "Load one plugin file and report everything about it, or why it fails");
-  check->add_option("path", options->path, "Plugin shared library")->required();
-  check->add_option("--option", options->options, "plugin_init option KEY=VALUE (repeatable)");
-  check->add_flag("--json", options->json, "Print JSON");
-  check
-      ->add_option("--timeout", options->timeout_s,
-                   "Seconds each step of the plugin may take before the check is stopped")
-      ->check(CLI::Range(0.1, 3600.0));
-  check->callback([&global, &exit_code, options] { exit_code = RunPluginCheck(global, *options); });
 }
 
 }  // namespace hwinfer::cli

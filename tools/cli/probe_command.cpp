@@ -4,20 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cli_common.h"
+#include "commands.h"
 #include "device_json.h"
 #include "hwinfer/probe.h"
 
 namespace hwinfer::cli {
 namespace {
-
-struct ProbeCommandOptions {
-  std::string device;  // empty = every device
-  bool json = false;
-  uint64_t size_mib = 256;
-  int64_t gemm_size = 512;
-  int repetitions = 5;
-};
 
 nlohmann::json MeasurementJson(const ProbeMeasurement& m, const char* unit_key) {
   nlohmann::json out = {{"measured", m.measured}, {unit_key, m.value}, {"samples", m.samples}};
@@ -29,6 +21,8 @@ std::string Percent(double measured, double spec) {
   if (measured <= 0 || spec <= 0) return "";
   return fmt::format(" ({:.0f}% of spec)", 100.0 * measured / spec);
 }
+
+}  // namespace
 
 int RunProbe(const GlobalOptions& global, const ProbeCommandOptions& options) {
   auto registry = BuildRegistry(global);
@@ -83,23 +77,6 @@ int RunProbe(const GlobalOptions& global, const ProbeCommandOptions& options) {
   }
   if (options.json) fmt::print("{}\n", out.dump(2));
   return 0;
-}
-
-}  // namespace
-
-void AddProbeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<ProbeCommandOptions>();
-  CLI::App* command =
-      app.add_subcommand("probe", "Measure read/copy bandwidth and f32 GEMM FLOP/s per device");
-  command->add_option("--device", options->device, "Index, backend:ordinal, name or UUID");
-  command->add_flag("--json", options->json, "Print JSON");
-  command->add_option("--size-mib", options->size_mib, "Bandwidth working set in MiB")
-      ->check(CLI::Range(1, 65536));
-  command->add_option("--gemm-size", options->gemm_size, "GEMM m = n = k")
-      ->check(CLI::Range(1, 16384));
-  command->add_option("--repetitions", options->repetitions, "Timed launches (median reported)")
-      ->check(CLI::Range(1, 1000));
-  command->callback([&global, &exit_code, options] { exit_code = RunProbe(global, *options); });
 }
 
 }  // namespace hwinfer::cli

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "bench_run.h"
-#include "cli_common.h"
+#include "commands.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/metrics.h"
 #include "hwinfer/workload.h"
@@ -23,16 +23,11 @@
 namespace hwinfer::cli {
 namespace {
 
-struct SweepOptions {
-  BenchFlags flags;
-  std::vector<int64_t> batches = {1, 2, 4, 8, 16, 32, 64, 128, 256};
-  int64_t requests_per_batch = 2;
-  std::string json_out, csv_out;
-};
-
 double DecodeMbuPercent(const RunSummary& s) {
   return 100.0 * (s.decode.mbu_spec > 0 ? s.decode.mbu_spec : s.decode.mbu_measured);
 }
+
+}  // namespace
 
 int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
   for (const int64_t batch : options.batches) {  // both at most 2^20: the product cannot overflow
@@ -100,25 +95,6 @@ int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
     fmt::print("wrote {}\n", options.csv_out);
   }
   return 0;
-}
-
-}  // namespace
-
-void AddSweepCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
-  auto options = std::make_shared<SweepOptions>();
-  CLI::App* command = app.add_subcommand(
-      "sweep", "Run the bench at several batch sizes: the throughput-latency curve");
-  AddBenchFlags(command, options->flags);
-  command->add_option("--batch", options->batches, "Batch sizes (max_sequences), e.g. 1,2,4,8")
-      ->delimiter(',')
-      ->check(IntegerIn(1, kMaxSequences));
-  command
-      ->add_option("--requests-per-batch", options->requests_per_batch,
-                   "Requests per point = batch x K (default 2)")
-      ->check(IntegerIn(1, kMaxWorkloadRequests));
-  command->add_option("--json", options->json_out, "Write {config, points} JSON here");
-  command->add_option("--csv", options->csv_out, "Write one CSV row per point here");
-  command->callback([&global, &exit_code, options] { exit_code = RunSweep(global, *options); });
 }
 
 }  // namespace hwinfer::cli

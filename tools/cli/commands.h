@@ -1,0 +1,120 @@
+// tools/cli/commands.h — every `hwinfer` subcommand as its options and the function that runs
+// it, one implementation file each (devices_command.cpp, ...). The flags that fill these options
+// are declared in main.cpp alone: CLI11 is header-only and costs ~10 s of compile time in every
+// file that includes it, so only that one does. Each Run* returns the process exit code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench_run.h"
+#include "cli_common.h"
+#include "hwinfer/sampler.h"
+#include "model_run.h"
+
+namespace hwinfer::cli {
+
+// `hwinfer devices`
+struct DevicesOptions {
+  bool json = false;
+  bool no_probe = false;
+};
+int RunDevices(const GlobalOptions& global, const DevicesOptions& options);
+
+// `hwinfer probe`
+struct ProbeCommandOptions {
+  std::string device;  // empty = every device
+  bool json = false;
+  uint64_t size_mib = 256;
+  int64_t gemm_size = 512;
+  int repetitions = 5;
+};
+int RunProbe(const GlobalOptions& global, const ProbeCommandOptions& options);
+
+// `hwinfer plugin check`
+struct PluginCheckOptions {
+  std::string path;
+  std::vector<std::string> options;  // KEY=VALUE
+  bool json = false;
+  double timeout_s = 10;  // per phase
+};
+int RunPluginCheck(const GlobalOptions& global, const PluginCheckOptions& options);
+
+// `hwinfer config check`
+int RunConfigCheck(const GlobalOptions& global, const std::string& file);
+
+// `hwinfer conformance`
+struct ConformanceCommandOptions {
+  std::string backend;
+  std::string plugin;
+  std::string expectations;
+  std::vector<std::string> plugin_options;  // --option KEY=VALUE
+};
+int RunConformanceCommand(const GlobalOptions& global, const ConformanceCommandOptions& options,
+                          const std::vector<std::string>& gtest_args);
+
+// `hwinfer kv-size`
+struct KvSizeOptions {
+  std::string model;
+  std::vector<int64_t> batches = {1};
+  std::vector<int64_t> seqlens;  // empty = the model's context length
+  bool json = false;
+};
+int RunKvSize(const KvSizeOptions& options);
+
+// `hwinfer model synth`
+struct SynthCommandOptions {
+  std::string shape;
+  std::string type = "f16";
+  std::string output;
+  uint64_t seed = 0;
+};
+int RunSynth(const SynthCommandOptions& options);
+
+// `hwinfer generate`
+struct GenerateOptions {
+  ModelRunOptions run;
+  std::string prompt_text;  // --prompt-tokens, parsed by ParseTokenIds
+  int64_t n_new = 32;
+  SamplingParams sampling;
+  bool timing = false;
+};
+int RunGenerate(const GlobalOptions& global, const GenerateOptions& options);
+
+// `hwinfer bench-model`
+struct BenchModelOptions {
+  ModelRunOptions run;
+  int64_t prompt_tokens = 128;
+  int64_t new_tokens = 64;
+  int64_t batch = 1;
+  int repetitions = 3;
+  uint64_t seed = 0;
+  bool json = false;
+};
+int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options);
+
+// `hwinfer bench`
+struct BenchOptions {
+  BenchFlags flags;
+  std::string json_out, csv_prefix, markdown_out, tokens_out;
+};
+int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options);
+
+// `hwinfer sweep`
+struct SweepOptions {
+  BenchFlags flags;
+  std::vector<int64_t> batches = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  int64_t requests_per_batch = 2;
+  std::string json_out, csv_out;
+};
+int RunSweep(const GlobalOptions& global, const SweepOptions& options);
+
+// `hwinfer compare`
+struct CompareOptions {
+  std::vector<std::string> files;
+  std::string out_dir;
+};
+int RunCompare(const CompareOptions& options);
+
+}  // namespace hwinfer::cli
