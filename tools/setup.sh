@@ -36,6 +36,10 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 # fresh clone, the next CI run) recompiles only what changed. nvcc goes through it too; hipcc's
 # custom commands do not.
 launchers=()
+# Paths inside the clone are hashed relative to it (and the working directory not at all), so a
+# fresh clone elsewhere on the machine hits the cache too; debug info then names files relative
+# to the build folder.
+export CCACHE_BASEDIR="$repo" CCACHE_NOHASHDIR=1
 if command -v ccache >/dev/null; then
   launchers=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
              -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)

@@ -30,7 +30,7 @@ for device in "$a" "$b"; do
   fi
 done
 for device in "$a" "$b"; do
-  "$hw" bench --config "$config" --device "$device" --no-progress "${requests[@]}" \
+  "$hw" bench --config "$config" --device "$device" --no-progress --no-probe "${requests[@]}" \
     --tokens "$out/$device.jsonl" >"$out/$device.txt"
 done
 min_identical=0.5

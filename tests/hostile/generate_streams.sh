@@ -19,7 +19,12 @@ if ! kill -0 "$pid" 2>/dev/null; then
   cat "$out/err.txt"; exit 1
 fi
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
+count=$(wc -w <"$out/tokens.txt")
 if ! grep -Eq '^[0-9]+( [0-9]+)*' "$out/tokens.txt"; then
   echo "FAIL: the killed run left no tokens:"; cat "$out/tokens.txt"; exit 1
 fi
-echo "OK: $(wc -w <"$out/tokens.txt") token(s) printed before the run was killed"
+# All 2000 at once would mean they were printed at the end, not as they were sampled.
+if [ "$count" -ge 2000 ]; then
+  echo "FAIL: all $count tokens appeared together, at the end of the run"; exit 1
+fi
+echo "OK: $count token(s) printed before the run was killed"

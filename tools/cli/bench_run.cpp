@@ -91,6 +91,7 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
     HWINFER_ASSIGN_OR_RETURN(config.scheduler.mode, ParseBatchingMode(flags.mode));
   }
   if (flags.num_requests > 0) config.workload.num_requests = flags.num_requests;
+  prepared->run_options.probe_peaks = !flags.no_probe;
   if (flags.max_sequences > 0) config.scheduler.max_sequences = flags.max_sequences;
   return prepared;
 }

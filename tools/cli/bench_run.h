@@ -24,6 +24,7 @@ struct BenchFlags {
   int64_t num_requests = 0;   // --num-requests (0 = the config's)
   int64_t max_sequences = 0;  // --max-sequences (0 = the config's)
   bool no_progress = false;   // --no-progress
+  bool no_probe = false;      // --no-probe: no measured peaks (MBU/MFU against them read 0)
 };
 
 // Everything a run needs, loaded from the config and the flags.

@@ -65,8 +65,8 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
                     "graph (where the device can capture)");
 }
 
-// --config, --backend, --device, --hardware, --mode, --num-requests, --max-sequences and
-// --no-progress (bench, sweep).
+// --config, --backend, --device, --hardware, --mode, --num-requests, --max-sequences,
+// --no-progress and --no-probe (bench, sweep).
 void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
   command
       ->add_option("--config", flags.config_file,
@@ -85,6 +85,9 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
   command->add_option("--max-sequences", flags.max_sequences, "Sequences per step (batch size)")
       ->check(IntegerIn(1, kMaxSequences));
   command->add_flag("--no-progress", flags.no_progress, "Do not draw the progress line");
+  command->add_flag("--no-probe", flags.no_probe,
+                    "Do not measure the device's peak bandwidth and FLOP/s (MBU and MFU against "
+                    "the measured peaks are then reported as 0); spec peaks still apply");
 }
 
 // Each subcommand: its flags on |app|; when chosen, its callback sets |exit_code|.

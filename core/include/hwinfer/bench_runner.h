@@ -39,6 +39,8 @@ struct BenchRunOptions {
   std::optional<HardwareSpec> hardware;       // spec peaks (else the device's own spec, if any)
   double measured_bandwidth_bytes_per_s = 0;  // from the probe; 0 = run it
   double measured_flops = 0;
+  // False: no probe; MBU and MFU against the measured peaks are 0 (unknown) unless given above.
+  bool probe_peaks = true;
   std::function<void(const BenchProgress&)> on_progress;  // called after each step
   // Keep the |top_logits| largest logits (id, value) of every output token's distribution, for
   // comparing backends (`hwinfer bench --tokens`); 0 = none.

@@ -197,7 +197,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   peaks.spec_flops = SpecFlopsFor(ModelWeightType(*model), spec);
   peaks.measured_bandwidth_bytes_per_s = options.measured_bandwidth_bytes_per_s;
   peaks.measured_flops = options.measured_flops;
-  if (peaks.measured_bandwidth_bytes_per_s <= 0) {
+  if (options.probe_peaks && peaks.measured_bandwidth_bytes_per_s <= 0) {
     ProbeOptions probe;
     probe.bandwidth_bytes = 64ull << 20;
     probe.repetitions = 3;
