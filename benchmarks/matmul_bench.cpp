@@ -1,6 +1,6 @@
 // matmul_bench.cpp — microbenchmarks of the matmuls a Llama model runs, per weight dtype (F32,
-// F16, BF16 through gemm with b_transposed = 1; Q8_0, Q4_0 through matmul_quantized), launched
-// through the ABI and timed between device events:
+// F16, BF16 through gemm with b_transposed = 1; every GGUF block type through matmul_quantized),
+// launched through the ABI and timed between device events:
 //   BM_Gemv     m = 1 (decode), 8 launches per timed iteration: "weight_bytes/s" (the weight
 //               matrix bytes per second; the reported time is per 8 GEMVs); TinyLlama shapes
 //   BM_GemvLlama2_7b  the same at the llama2-7b shapes (F16, Q8_0, Q4_0), for the GPU targets
@@ -24,6 +24,7 @@
 
 #include "bench_common.h"
 #include "hwinfer/tensor_view.h"
+#include "reference/weight_blocks.h"
 
 namespace hwinfer {
 namespace {
@@ -63,18 +64,21 @@ std::vector<uint8_t> RandomWeights(uint32_t dtype, int64_t n, int64_t k, std::mt
                                        (byte(rng) % 128)));
       }
       break;
-    default: {  // Q8_0 / Q4_0: random quants, scale 0.01 (f16 0x211f)
+    case HWINFER_DTYPE_Q8_0:
+    case HWINFER_DTYPE_Q4_0: {  // random quants, scale 0.01 (f16 0x211f)
       const uint64_t block = DtypeBlockBytes(dtype);
       for (size_t i = 0; i < bytes; i += block) put16(i, 0x211f);
       break;
     }
+    default:  // the other block types: random quants and sub-block scales, small f16 scales
+      reference::fill_random_blocks(dtype, static_cast<int64_t>(bytes / DtypeBlockBytes(dtype)),
+                                    rng(), out.data());
+      break;
   }
   return out;
 }
 
-bool IsQuantized(uint32_t dtype) {
-  return dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0;
-}
+bool IsQuantized(uint32_t dtype) { return hwinfer_dtype_block_values(dtype) != 0; }
 
 // The launch descriptor of y[m,n] = x[m,k] w[n,k]^T for |w_dtype| (gemm or matmul_quantized).
 struct MatmulLaunch {
@@ -193,7 +197,11 @@ constexpr int64_t kF32 = HWINFER_DTYPE_F32, kF16 = HWINFER_DTYPE_F16, kBf16 = HW
 
 void GemvArgs(benchmark::internal::Benchmark* b) {
   b->ArgNames({"dtype", "n", "k"});
-  for (int64_t dtype : {kF32, kF16, kBf16, kQ8, kQ4}) {
+  for (int64_t dtype :
+       {kF32, kF16, kBf16, kQ8, kQ4, int64_t{HWINFER_DTYPE_Q4_1}, int64_t{HWINFER_DTYPE_Q5_0},
+        int64_t{HWINFER_DTYPE_Q5_1}, int64_t{HWINFER_DTYPE_IQ4_NL}, int64_t{HWINFER_DTYPE_Q2_K},
+        int64_t{HWINFER_DTYPE_Q3_K}, int64_t{HWINFER_DTYPE_Q4_K}, int64_t{HWINFER_DTYPE_Q5_K},
+        int64_t{HWINFER_DTYPE_Q6_K}}) {
     for (auto [n, k] :
          {std::pair<int64_t, int64_t>{2048, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}}) {
       b->Args({dtype, n, k});

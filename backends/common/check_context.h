@@ -30,6 +30,18 @@ struct BufferInfoFn {
 
 struct CheckContext;
 
+constexpr uint64_t weight_dtype_bit(uint32_t dtype) { return dtype < 64 ? 1ull << dtype : 0; }
+// Q8_0 and Q4_0 (ABI 1.0's two).
+inline constexpr uint64_t kWeightDtypesQ8Q4 =
+    weight_dtype_bit(HWINFER_DTYPE_Q8_0) | weight_dtype_bit(HWINFER_DTYPE_Q4_0);
+// Every block-quantized dtype of plugin.h (ABI 1.2).
+inline constexpr uint64_t kWeightDtypesAll =
+    kWeightDtypesQ8Q4 | weight_dtype_bit(HWINFER_DTYPE_Q4_1) |
+    weight_dtype_bit(HWINFER_DTYPE_Q5_0) | weight_dtype_bit(HWINFER_DTYPE_Q5_1) |
+    weight_dtype_bit(HWINFER_DTYPE_IQ4_NL) | weight_dtype_bit(HWINFER_DTYPE_Q2_K) |
+    weight_dtype_bit(HWINFER_DTYPE_Q3_K) | weight_dtype_bit(HWINFER_DTYPE_Q4_K) |
+    weight_dtype_bit(HWINFER_DTYPE_Q5_K) | weight_dtype_bit(HWINFER_DTYPE_Q6_K);
+
 // A plugin's own limits, for a descriptor the shared checks found well-formed: |kind| is the
 // HWINFER_KERNEL_* the check was for (not read from |desc|, which enqueue callers need not set),
 // |desc| points at that kind's descriptor (hwinfer_gemm_desc, ...). Returns NULL when the plugin
@@ -47,6 +59,9 @@ struct CheckContext {
   // views are checked without their buffer), true for an enqueue slot (NULL buffer is an error).
   bool require_buffers = false;
   KernelLimitsFn kernel_limits = nullptr;  // optional; NULL: the plugin runs every valid desc
+  // The block-quantized weight dtypes this plugin's matmul_quantized and embedding take, as a mask
+  // of bits (1 << HWINFER_DTYPE_*); any other block dtype is UNSUPPORTED, named.
+  uint64_t weight_dtypes = kWeightDtypesQ8Q4;
 };
 
 // context.kernel_limits(context, kind, desc), or NULL when the plugin has no limits hook. The

@@ -30,6 +30,24 @@ const char* known_dtype_name(uint32_t dtype) {
       return "Q8_0";
     case HWINFER_DTYPE_Q4_0:
       return "Q4_0";
+    case HWINFER_DTYPE_Q4_1:
+      return "Q4_1";
+    case HWINFER_DTYPE_Q5_0:
+      return "Q5_0";
+    case HWINFER_DTYPE_Q5_1:
+      return "Q5_1";
+    case HWINFER_DTYPE_IQ4_NL:
+      return "IQ4_NL";
+    case HWINFER_DTYPE_Q2_K:
+      return "Q2_K";
+    case HWINFER_DTYPE_Q3_K:
+      return "Q3_K";
+    case HWINFER_DTYPE_Q4_K:
+      return "Q4_K";
+    case HWINFER_DTYPE_Q5_K:
+      return "Q5_K";
+    case HWINFER_DTYPE_Q6_K:
+      return "Q6_K";
     case HWINFER_DTYPE_I8:
       return "I8";
     case HWINFER_DTYPE_I32:

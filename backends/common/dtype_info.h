@@ -11,10 +11,11 @@
 
 namespace hwinfer::backend {
 
-// Bytes per element of a non-block dtype (F32, F16, BF16, I8, I32); 0 for Q8_0, Q4_0 and unknown.
+// Bytes per element of a non-block dtype (F32, F16, BF16, I8, I32); 0 for the block-quantized
+// dtypes (hwinfer_dtype_block_bytes has theirs) and unknown ones.
 uint64_t dtype_element_bytes(uint32_t dtype);
 
-// "F32", "F16", "BF16", "Q8_0", "Q4_0", "I8", "I32"; NULL for a value plugin.h does not define
+// "F32", "F16", "BF16", "Q8_0", "Q4_K", "I8", ...; NULL for a value plugin.h does not define
 // (callers choose how to name it).
 const char* known_dtype_name(uint32_t dtype);
 

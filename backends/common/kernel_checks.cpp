@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cmath>
 #include <initializer_list>
+#include <string>
 
 #include "common/plugin_errors.h"
 #include "common/view_checks.h"
@@ -78,6 +79,39 @@ hwinfer_error* check_gemm(const CheckContext& context, const hwinfer_gemm_desc& 
 //   x: [m, k] F32;  w: [n, k] Q8_0 | Q4_0 (blocks along k, k % 32 == 0);  y: [m, n] F32
 // x and y: any element-aligned strides (y must not overlap itself); w: any non-negative row stride.
 
+namespace {
+
+// "Q4_0, Q8_0, ..." for the block dtypes in |mask|.
+std::string weight_dtype_names(uint64_t mask) {
+  std::string names;
+  for (uint32_t dtype = 0; dtype < 64; ++dtype) {
+    if ((mask & weight_dtype_bit(dtype)) == 0) continue;
+    if (!names.empty()) names += ", ";
+    names += dtype_name(dtype);
+  }
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+hwinfer_error* check_weight_dtype(const CheckContext& context, const char* kernel,
+                                  const char* operand, uint32_t dtype) {
+  const bool is_block = hwinfer_dtype_block_values(dtype) != 0;
+  if (is_block && (context.weight_dtypes & weight_dtype_bit(dtype)) != 0) return nullptr;
+  const std::string taken = weight_dtype_names(context.weight_dtypes);
+  if (is_block) {
+    return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
+                              "%s %s: operand %s has dtype %s, which this backend does not have "
+                              "(it takes %s)",
+                              context.plugin_name, kernel, operand, dtype_name(dtype).c_str(),
+                              taken.c_str());
+  }
+  return hwinfer_make_error(
+      dtype_is_known(dtype) ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNSUPPORTED,
+      "%s %s: operand %s has dtype %s; it takes a block-quantized dtype (%s)", context.plugin_name,
+      kernel, operand, dtype_name(dtype).c_str(), taken.c_str());
+}
+
 hwinfer_error* check_matmul_quantized(const CheckContext& context,
                                       const hwinfer_matmul_quantized_desc& d) {
   const char* plugin = context.plugin_name;
@@ -85,18 +119,19 @@ hwinfer_error* check_matmul_quantized(const CheckContext& context,
           check_desc_size(plugin, d.struct_size, sizeof(d), "matmul_quantized")) {
     return error;
   }
-  if (d.m <= 0 || d.n <= 0 || d.k <= 0 || d.k % HWINFER_QK8_0 != 0) {
+  const bool has_w = d.w.struct_size >= sizeof(hwinfer_tensor_view);
+  if (has_w) {
+    if (hwinfer_error* error = check_weight_dtype(context, "matmul_quantized", "w", d.w.dtype)) {
+      return error;
+    }
+  }
+  const int64_t block = has_w ? hwinfer_dtype_block_values(d.w.dtype) : HWINFER_QK8_0;
+  if (d.m <= 0 || d.n <= 0 || d.k <= 0 || d.k % block != 0) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                               "%s matmul_quantized: m, n and k must be > 0 and k a multiple of "
-                              "the 32-value block; got m=%" PRId64 " n=%" PRId64 " k=%" PRId64,
-                              plugin, d.m, d.n, d.k);
-  }
-  if (d.w.struct_size >= sizeof(hwinfer_tensor_view) && d.w.dtype != HWINFER_DTYPE_Q8_0 &&
-      d.w.dtype != HWINFER_DTYPE_Q4_0) {
-    return hwinfer_make_error(
-        dtype_is_known(d.w.dtype) ? HWINFER_STATUS_INVALID_ARGUMENT : HWINFER_STATUS_UNSUPPORTED,
-        "%s matmul_quantized: operand w has dtype %s; it takes Q8_0 or Q4_0", plugin,
-        dtype_name(d.w.dtype).c_str());
+                              "the %" PRId64 "-value block; got m=%" PRId64 " n=%" PRId64
+                              " k=%" PRId64,
+                              plugin, block, d.m, d.n, d.k);
   }
   const ViewExpectation x =
       expect_view("matmul_quantized", "x", HWINFER_DTYPE_F32, "[m, k]", {d.m, d.k});
@@ -373,27 +408,23 @@ hwinfer_error* check_rope(const CheckContext& context, const hwinfer_rope_desc& 
 }
 
 // ---- embedding ---------------------------------------------------------------------------------
-//   table: [vocab, dim] F32 | F16 | BF16 (innermost contiguous) | Q8_0 | Q4_0 (GGUF blocks packed
-//   along dim, dim % 32 == 0, innermost stride 0);  ids: [n_tokens] I32;  out: [n_tokens, dim]
-//   F32 (innermost contiguous), overlapping neither table nor ids.
+//   table: [vocab, dim] F32 | F16 | BF16 (innermost contiguous) | a block-quantized dtype the
+//   plugin takes (GGUF blocks packed along dim, dim a multiple of the block, innermost stride 0);
+//   ids: [n_tokens] I32;  out: [n_tokens, dim] F32 (innermost contiguous), overlapping neither
+//   table nor ids.
 
 namespace {
 
-bool is_block_dtype(uint32_t dtype) {
-  return dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0;
-}
+bool is_block_dtype(uint32_t dtype) { return hwinfer_dtype_block_values(dtype) != 0; }
 
-int64_t block_bytes(uint32_t dtype) {
-  return dtype == HWINFER_DTYPE_Q8_0 ? HWINFER_Q8_0_BLOCK_BYTES : HWINFER_Q4_0_BLOCK_BYTES;
-}
-
-// The table of a Q8_0 / Q4_0 embedding as the I8 byte matrix [vocab, dim / 32 * block bytes] it
+// The table of a block-quantized embedding as the I8 byte matrix [vocab, dim / block * bytes] it
 // occupies, so check_view can bound it by its buffer. |d.table| must be rank 2 with innermost
 // stride 0 (checked by the caller).
 hwinfer_tensor_view block_table_as_bytes(const hwinfer_embedding_desc& d) {
   hwinfer_tensor_view bytes = d.table;
   bytes.dtype = HWINFER_DTYPE_I8;
-  bytes.shape[1] = d.dim / HWINFER_QK8_0 * block_bytes(d.table.dtype);
+  bytes.shape[1] = d.dim / hwinfer_dtype_block_values(d.table.dtype) *
+                   static_cast<int64_t>(hwinfer_dtype_block_bytes(d.table.dtype));
   bytes.strides_bytes[1] = 1;
   return bytes;
 }
@@ -407,11 +438,17 @@ hwinfer_error* check_embedding_table(const CheckContext& context, const hwinfer_
     table.contiguous = true;
     return check_view(context, d.table, table);
   }
-  const char* dtype = d.table.dtype == HWINFER_DTYPE_Q8_0 ? "Q8_0" : "Q4_0";
-  if (d.dim % HWINFER_QK8_0 != 0) {
+  const std::string dtype_text = dtype_name(d.table.dtype);
+  const char* dtype = dtype_text.c_str();
+  if (hwinfer_error* error = check_weight_dtype(context, kName, "table", d.table.dtype)) {
+    return error;
+  }
+  const int64_t block = hwinfer_dtype_block_values(d.table.dtype);
+  if (d.dim % block != 0) {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                              "%s embedding: a %s table needs dim %% 32 == 0; got dim=%" PRId64,
-                              plugin, dtype, d.dim);
+                              "%s embedding: a %s table needs dim %% %" PRId64
+                              " == 0; got dim=%" PRId64,
+                              plugin, dtype, block, d.dim);
   }
   if (d.table.rank != 2 || d.table.shape[0] != d.vocab || d.table.shape[1] != d.dim) {
     return hwinfer_make_error(
@@ -428,7 +465,7 @@ hwinfer_error* check_embedding_table(const CheckContext& context, const hwinfer_
   }
   const hwinfer_tensor_view bytes = block_table_as_bytes(d);
   ViewExpectation expected =
-      expect_view(kName, "table", HWINFER_DTYPE_I8, "[vocab, dim / 32 * block bytes]",
+      expect_view(kName, "table", HWINFER_DTYPE_I8, "[vocab, dim / block * block bytes]",
                   {bytes.shape[0], bytes.shape[1]});
   expected.contiguous = true;
   return check_view(context, bytes, expected);
@@ -448,12 +485,13 @@ hwinfer_error* check_embedding(const CheckContext& context, const hwinfer_embedd
                               "n_tokens=%" PRId64 " vocab=%" PRId64 " dim=%" PRId64,
                               plugin, d.n_tokens, d.vocab, d.dim);
   }
-  if (hwinfer_error* error =
-          check_dtype_in(context, d.table, kName, "table",
-                         {HWINFER_DTYPE_F32, HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16,
-                          HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0},
-                         "F32, F16, BF16, Q8_0 or Q4_0")) {
-    return error;
+  if (d.table.struct_size >= sizeof(hwinfer_tensor_view) && !is_block_dtype(d.table.dtype)) {
+    if (hwinfer_error* error =
+            check_dtype_in(context, d.table, kName, "table",
+                           {HWINFER_DTYPE_F32, HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16},
+                           "F32, F16, BF16 or a block-quantized dtype")) {
+      return error;
+    }
   }
   if (hwinfer_error* error =
           check_dtype_in(context, d.ids, kName, "ids", {HWINFER_DTYPE_I32}, "I32")) {

@@ -34,6 +34,10 @@
 namespace hwinfer::backend {
 
 // kernel_checks.cpp
+// NULL when |dtype| is a block-quantized dtype in context.weight_dtypes; else UNSUPPORTED (a block
+// dtype this plugin lacks, or an unknown one) or INVALID_ARGUMENT (a non-block dtype), named.
+hwinfer_error* check_weight_dtype(const CheckContext& context, const char* kernel,
+                                  const char* operand, uint32_t dtype);
 hwinfer_error* check_gemm(const CheckContext& context, const hwinfer_gemm_desc& d);
 hwinfer_error* check_matmul_quantized(const CheckContext& context,
                                       const hwinfer_matmul_quantized_desc& d);

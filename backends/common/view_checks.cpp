@@ -90,8 +90,7 @@ std::string dtype_name(uint32_t dtype) {
 }
 
 bool dtype_is_known(uint32_t dtype) {
-  return dtype_element_bytes(dtype) != 0 || dtype == HWINFER_DTYPE_Q4_0 ||
-         dtype == HWINFER_DTYPE_Q8_0;
+  return dtype_element_bytes(dtype) != 0 || hwinfer_dtype_block_values(dtype) != 0;
 }
 
 ViewExpectation expect_view(const char* kernel, const char* operand, uint32_t dtype,
@@ -187,13 +186,12 @@ hwinfer_error* check_block_view(const CheckContext& context, const hwinfer_tenso
     return invalid(context, e, "has shape ", shape_string(view.shape, 2),
                    "; expected " + std::string(e.shape_names) + " = " + shape_string(e.shape, 2));
   }
-  const int64_t block_values = 32;  // HWINFER_QK8_0 == HWINFER_QK4_0
-  const int64_t block_bytes =
-      e.dtype == HWINFER_DTYPE_Q8_0 ? HWINFER_Q8_0_BLOCK_BYTES : HWINFER_Q4_0_BLOCK_BYTES;
+  const int64_t block_values = hwinfer_dtype_block_values(e.dtype);
+  const int64_t block_bytes = hwinfer_dtype_block_bytes(e.dtype);
   if (view.shape[0] <= 0 || view.shape[1] <= 0 || view.shape[1] % block_values != 0) {
     return invalid(context, e, "has shape ", shape_string(view.shape, 2),
-                   ": both dimensions must be > 0 and the innermost a multiple of the 32-value "
-                   "block");
+                   ": both dimensions must be > 0 and the innermost a multiple of the " +
+                       std::to_string(block_values) + "-value block");
   }
   if (view.strides_bytes[1] != 0) {
     return invalid(context, e, "has innermost stride ", std::to_string(view.strides_bytes[1]),

@@ -33,7 +33,7 @@ bool dtype_is_known(uint32_t dtype);
 struct ViewExpectation {
   const char* kernel = "";   // "gemm", for messages
   const char* operand = "";  // "a", for messages
-  uint32_t dtype = 0;        // a non-block dtype (check_view) or Q8_0/Q4_0 (check_block_view)
+  uint32_t dtype = 0;        // a non-block dtype (check_view) or a block one (check_block_view)
   uint32_t rank = 0;         // 1..HWINFER_MAX_RANK
   int64_t shape[HWINFER_MAX_RANK] = {};
   const char* shape_names = "";  // "[m, k]"
@@ -53,7 +53,7 @@ ViewExpectation expect_view(const char* kernel, const char* operand, uint32_t dt
 hwinfer_error* check_view(const CheckContext& context, const hwinfer_tensor_view& view,
                           const ViewExpectation& expected);
 
-// Checks a rank-2 [rows, values] view of block-quantized data (|expected.dtype| Q8_0 or Q4_0, as
+// Checks a rank-2 [rows, values] view of block-quantized data (|expected.dtype| Q8_0, Q4_K..., as
 // plugin.h lays it out): dtype, rank and shape as check_view; values a multiple of the block size
 // and an innermost stride of 0 (packed blocks), INVALID_ARGUMENT otherwise; a negative row stride
 // is UNSUPPORTED; with a buffer, every addressed byte inside it. No alignment is required.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "avx2_sums.h"
 #include "gemm_half_kernels.h"
 
 namespace hwinfer::cpu {
@@ -38,13 +39,6 @@ inline float load1(const uint16_t* p) {
   } else {
     return _cvtsh_ss(*p);
   }
-}
-
-inline float horizontal_sum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
 }
 
 template <bool kBf16>

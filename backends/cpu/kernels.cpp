@@ -104,7 +104,7 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
 }
 
 // ---- quantized matmul --------------------------------------------------------------------------
-//   x: [m, k] F32;  w: [n, k] Q8_0 | Q4_0 (blocks along k, k % 32 == 0);  y: [m, n] F32
+//   x: [m, k] F32;  w: [n, k] any GGUF block type (blocks along k);  y: [m, n] F32
 
 hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
                                         const hwinfer_matmul_quantized_desc* desc) {

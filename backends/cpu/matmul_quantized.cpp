@@ -11,6 +11,7 @@
 #include "hwinfer/plugin.h"
 #include "matmul_quantized_kernels.h"
 #include "reference/half.h"
+#include "weight_formats.h"
 
 namespace hwinfer::cpu {
 
@@ -20,12 +21,9 @@ constexpr int64_t kBlockValues = 32;
 constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
 constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
 static_assert(HWINFER_QK8_0 == kBlockValues && HWINFER_QK4_0 == kBlockValues, "32-value blocks");
+static_assert(kPackMaxK % kBlockValues == 0, "panels hold whole 32-value blocks");
 
 int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
-
-int64_t block_bytes(uint32_t w_dtype) {
-  return w_dtype == HWINFER_DTYPE_Q8_0 ? HWINFER_Q8_0_BLOCK_BYTES : HWINFER_Q4_0_BLOCK_BYTES;
-}
 
 float block_scale(const uint8_t* block) {
   uint16_t d;
@@ -42,9 +40,13 @@ void quantize_x_portable(const float* x, int64_t blocks, XBlockQ8* out) {
     for (int t = 0; t < kBlockValues; ++t) amax = std::max(amax, std::fabs(v[t]));
     const float d = amax / 127.0f;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
-    out[b].d = d;
-    for (int t = 0; t < kBlockValues; ++t)
+    int sum = 0;
+    for (int t = 0; t < kBlockValues; ++t) {
       out[b].q[t] = static_cast<int8_t>(std::lround(v[t] * id));
+      sum += out[b].q[t];
+    }
+    out[b].d = reference::f16_to_f32(reference::f32_to_f16(d));
+    out[b].s = reference::f16_to_f32(reference::f32_to_f16(static_cast<float>(sum) * d));
   }
 }
 
@@ -119,6 +121,14 @@ const MatmulQuantizedKernels& kernels_for(GemmIsa isa) {
 
 // ---- decode: quantized x, one pass over the weights --------------------------------------------
 
+// About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
+// when one wakes late, and each still streams long runs of consecutive rows.
+int64_t gemv_rows_per_item(const MatmulQuantizedProblem& p, const ThreadPool& pool) {
+  const int64_t row_bytes = std::max<int64_t>(1, p.w_row_bytes);
+  return std::max(ceil_div(kGemvMinItemBytes, row_bytes),
+                  ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
+}
+
 void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
                  const MatmulQuantizedKernels& kernels, ScratchBuffer& scratch) {
   const int64_t blocks = p.k / kBlockValues;
@@ -143,11 +153,7 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
     if (q4) make_x_pairs_q4(xq + i * blocks, blocks, x_pairs + i * pairs);
   }
 
-  // About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
-  // when one wakes late, and each still streams long runs of consecutive rows.
-  const int64_t row_bytes = std::max<int64_t>(1, p.w_row_bytes);
-  const int64_t per_item = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
-                                    ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
+  const int64_t per_item = gemv_rows_per_item(p, pool);
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
     float sums[kMatmulQuantizedGemvMaxM];
@@ -162,27 +168,91 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
   });
 }
 
+// The AVX2 dot product of |dtype| when |isa| allows it, else nullptr (the portable one runs).
+WeightDotFn avx2_dot(uint32_t dtype, GemmIsa isa) {
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  if (isa == GemmIsa::kAvx2Fma) return weight_dot_avx2(dtype);
+#else
+  (void)dtype;
+  (void)isa;
+#endif
+  return nullptr;
+}
+
+// The decode path for the types of weight_formats.h: x quantized to the format's activation
+// blocks (XBlockQ8 through |kernels|, or XBlockQ8K), then one pass over the weights.
+void matmul_gemv_format(const MatmulQuantizedProblem& p, const WeightFormat& format,
+                        ThreadPool& pool, GemmIsa isa, const MatmulQuantizedKernels& kernels,
+                        ScratchBuffer& scratch) {
+  const int64_t x_blocks = p.k / (format.x_q8_k ? 256 : kBlockValues);
+  const size_t x_block_bytes = format.x_q8_k ? sizeof(XBlockQ8K) : sizeof(XBlockQ8);
+  const size_t xq_bytes = static_cast<size_t>(p.m * x_blocks) * x_block_bytes;
+  const size_t x_row_bytes = p.x_col_stride == 1 ? 0 : static_cast<size_t>(p.k) * sizeof(float);
+  auto* base = static_cast<uint8_t*>(scratch.get(xq_bytes + x_row_bytes));
+  auto* x_row = reinterpret_cast<float*>(base + xq_bytes);
+  for (int64_t i = 0; i < p.m; ++i) {
+    const float* x_i = p.x + i * p.x_row_stride;
+    if (p.x_col_stride != 1) {
+      for (int64_t l = 0; l < p.k; ++l) x_row[l] = x_i[l * p.x_col_stride];
+      x_i = x_row;
+    }
+    uint8_t* out = base + static_cast<size_t>(i * x_blocks) * x_block_bytes;
+    if (format.x_q8_k) {
+      quantize_x_q8_k(x_i, x_blocks, reinterpret_cast<XBlockQ8K*>(out));
+    } else {
+      kernels.quantize_x(x_i, x_blocks, reinterpret_cast<XBlockQ8*>(out));
+    }
+  }
+  const int64_t w_blocks = p.k / format.block_values;
+  const WeightDotFn fast_dot = avx2_dot(format.dtype, isa);
+  const int64_t per_item = gemv_rows_per_item(p, pool);
+  pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
+    const int64_t j_end = std::min(p.n, (item + 1) * per_item);
+    float sums[kMatmulQuantizedGemvMaxM];
+    for (int64_t j = item * per_item; j < j_end; ++j) {
+      const uint8_t* w_row = p.w + j * p.w_row_bytes;
+      if (fast_dot != nullptr) {
+        fast_dot(base, x_blocks, p.m, w_row, w_blocks, sums);
+      } else {
+        dot_weights(format, base, x_blocks, p.m, w_row, w_blocks, sums);
+      }
+      for (int64_t i = 0; i < p.m; ++i) p.y[i * p.y_row_stride + j * p.y_col_stride] = sums[i];
+    }
+  });
+}
+
 // ---- prefill: weights dequantized into the f32 GEMM's packed panels ----------------------------
 
 struct QuantizedPackContext {
   const MatmulQuantizedProblem* problem;
+  // Q8_0 / Q4_0 through |dequantize|, the other types through |format|.
   void (*dequantize)(const uint8_t* w_row, int64_t blocks, float* out);
+  const WeightFormat* format;
+  int64_t block_values;
   int64_t block_bytes;
 };
 
-// GemmBPacker::pack for B[l, j] = dequant(w)[j, l] (see gemm_f32.h); l0 and kc are multiples of 32.
+// GemmBPacker::pack for B[l, j] = dequant(w)[j, l] (see gemm_f32.h); l0 and kc are multiples of
+// 32, not necessarily of a 256-value super-block: whole blocks are dequantized around the range.
 void pack_quantized(const void* context, int64_t col0, int64_t cols, int64_t l0, int64_t kc,
                     int64_t nr, float* out) {
   const auto& ctx = *static_cast<const QuantizedPackContext*>(context);
   const MatmulQuantizedProblem& p = *ctx.problem;
-  float column[kPackMaxK];
+  float column[kPackMaxK + 2 * 256];
+  const int64_t first = l0 / ctx.block_values;
+  const int64_t blocks = ceil_div(l0 + kc, ctx.block_values) - first;
+  const float* range = column + (l0 - first * ctx.block_values);
   for (int64_t j = 0; j < cols; j += nr) {
     float* panel = out + j * kc;
     const int64_t valid = std::min(nr, cols - j);
     for (int64_t jj = 0; jj < valid; ++jj) {
-      const uint8_t* w_row = p.w + (col0 + j + jj) * p.w_row_bytes;
-      ctx.dequantize(w_row + (l0 / kBlockValues) * ctx.block_bytes, kc / kBlockValues, column);
-      for (int64_t l = 0; l < kc; ++l) panel[l * nr + jj] = column[l];
+      const uint8_t* blocks_at = p.w + (col0 + j + jj) * p.w_row_bytes + first * ctx.block_bytes;
+      if (ctx.format != nullptr) {
+        dequantize_weights(*ctx.format, blocks_at, blocks, column);
+      } else {
+        ctx.dequantize(blocks_at, blocks, column);
+      }
+      for (int64_t l = 0; l < kc; ++l) panel[l * nr + jj] = range[l];
     }
     for (int64_t l = 0; l < kc; ++l) {
       for (int64_t jj = valid; jj < nr; ++jj) panel[l * nr + jj] = 0.0f;
@@ -206,7 +276,8 @@ void matmul_packed(const MatmulQuantizedProblem& p, ThreadPool& pool, GemmIsa is
   f.beta = 0.0f;
   const QuantizedPackContext context{
       &p, p.w_dtype == HWINFER_DTYPE_Q8_0 ? kernels.dequantize_q8_0 : kernels.dequantize_q4_0,
-      block_bytes(p.w_dtype)};
+      weight_format(p.w_dtype), hwinfer_dtype_block_values(p.w_dtype),
+      hwinfer_dtype_block_bytes(p.w_dtype)};
   gemm_f32_packed_b(f, GemmBPacker{&pack_quantized, &context}, pool, isa);
 }
 
@@ -244,7 +315,11 @@ void matmul_quantized(const MatmulQuantizedProblem& problem, ThreadPool& pool, G
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) return;
   const MatmulQuantizedKernels& kernels = kernels_for(isa);
   if (problem.m <= kMatmulQuantizedGemvMaxM) {
-    matmul_gemv(problem, pool, kernels, scratch);
+    if (const WeightFormat* format = weight_format(problem.w_dtype)) {
+      matmul_gemv_format(problem, *format, pool, isa, kernels, scratch);
+    } else {
+      matmul_gemv(problem, pool, kernels, scratch);
+    }
   } else {
     matmul_packed(problem, pool, isa, kernels);
   }

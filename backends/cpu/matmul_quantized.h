@@ -1,12 +1,13 @@
 // matmul_quantized.h — the CPU backend's matmul with GGUF block-quantized weights:
 //   y[m,n] = sum_k x[m,k] * dequant(w)[n,k]
-//   x: [m, k] F32      w: [n, k] Q8_0 | Q4_0 blocks along k (k % 32 == 0)      y: [m, n] F32
+//   x: [m, k] F32      w: [n, k] GGUF blocks of any type along k (k % block == 0)      y: [m, n]
+//   F32
 //
-// Small m (decode, m <= 8): x is quantized once per call to 8-bit blocks (as llama.cpp does, into
-// the stream's scratch) and every weight row is streamed once through int8 dot products, the
-// threads splitting n. Larger m (prefill): weight panels are dequantized to f32 while they are
-// packed for the f32 GEMM micro-kernel (gemm_f32_packed_b); x stays exact.
-// Must not validate ABI views (kernels.cpp does), create threads, or read y.
+// Small m (decode, m <= 8): x is quantized once per call to 8-bit blocks (as llama.cpp does for
+// the weight type: Q8_0, Q8_1 or Q8_K; into the stream's scratch) and every weight row is streamed
+// once through int8 dot products, the threads splitting n. Larger m (prefill): weight panels are
+// dequantized to f32 while they are packed for the f32 GEMM micro-kernel (gemm_f32_packed_b); x
+// stays exact. Must not validate ABI views (kernels.cpp does), create threads, or read y.
 #ifndef HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_H_
 #define HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_H_
 
@@ -23,7 +24,7 @@ struct MatmulQuantizedProblem {
   const float* x = nullptr;  // x[i,l] = x[i * x_row_stride + l * x_col_stride]  (elements)
   int64_t x_row_stride = 0, x_col_stride = 0;
   const uint8_t* w = nullptr;  // row j of blocks at w + j * w_row_bytes
-  uint32_t w_dtype = 0;        // HWINFER_DTYPE_Q8_0 or HWINFER_DTYPE_Q4_0
+  uint32_t w_dtype = 0;        // any block-quantized HWINFER_DTYPE_*
   int64_t w_row_bytes = 0;
   float* y = nullptr;  // y[i,j] = y[i * y_row_stride + j * y_col_stride]       (elements)
   int64_t y_row_stride = 0, y_col_stride = 0;
@@ -32,7 +33,8 @@ struct MatmulQuantizedProblem {
 // The largest m that takes the decode path (quantized x, int8 dot products).
 inline constexpr int64_t kMatmulQuantizedGemvMaxM = 8;
 
-// Runs the matmul on |pool|. |scratch| is the calling stream's. m, n > 0, k > 0 and k % 32 == 0.
+// Runs the matmul on |pool|. |scratch| is the calling stream's. m, n > 0, k > 0 and k a multiple
+// of the weight type's block.
 // Throws std::bad_alloc when scratch or packing buffers cannot be allocated.
 void matmul_quantized(const MatmulQuantizedProblem& problem, ThreadPool& pool, GemmIsa isa,
                       ScratchBuffer& scratch);

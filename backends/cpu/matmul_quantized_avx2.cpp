@@ -15,6 +15,7 @@
 
 #include <cstdint>
 
+#include "avx2_sums.h"
 #include "matmul_quantized_kernels.h"
 
 namespace hwinfer::cpu {
@@ -37,11 +38,9 @@ inline float block_scale(const uint8_t* block) {
   return _cvtsh_ss(d);
 }
 
-inline float horizontal_sum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
+// |v| rounded to the nearest binary16 value (ties to even), back as f32.
+inline float round_to_half(float v) {
+  return _cvtsh_ss(_cvtss_sh(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
 inline float horizontal_max(__m256 v) {
@@ -83,7 +82,13 @@ void quantize_x_avx2(const float* x, int64_t blocks, XBlockQ8* out) {
     const __m256i q16_hi = _mm256_packs_epi32(q[2], q[3]);
     const __m256i q8 = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(q16_lo, q16_hi),
                                                    _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-    out[b].d = d;
+    const __m256i q_sum =
+        _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+    __m128i sum4 = _mm_add_epi32(_mm256_castsi256_si128(q_sum), _mm256_extracti128_si256(q_sum, 1));
+    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0x4e));
+    sum4 = _mm_add_epi32(sum4, _mm_shuffle_epi32(sum4, 0xb1));
+    out[b].d = round_to_half(d);
+    out[b].s = round_to_half(static_cast<float>(_mm_cvtsi128_si32(sum4)) * d);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].q), q8);
   }
 }

@@ -4,7 +4,7 @@
 //
 // The AVX2 set lives in matmul_quantized_avx2.cpp (-mavx2 -mfma -mf16c) and may be called only
 // when detect_gemm_isa() returned kAvx2Fma; the portable set (matmul_quantized.cpp) runs anywhere.
-// Both quantize x bit-exactly like reference::quantize_block_q8_f32_scale. They must not allocate.
+// Both quantize x bit-exactly like reference::quantize_activation_block. They must not allocate.
 #ifndef HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_KERNELS_H_
 #define HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_KERNELS_H_
 
@@ -12,10 +12,12 @@
 
 namespace hwinfer::cpu {
 
-// 32 values of x: value t = d * q[t]. The scale stays f32 (llama.cpp rounds it to f16; keeping it
-// exact costs nothing here since the blocks never leave the call).
+// 32 values of x as llama.cpp's Q8_0 / Q8_1: value t = d * q[t], q = round(x / (max|x| / 127))
+// half away from zero, d that scale rounded to binary16 (as llama.cpp stores it), s = the
+// unrounded scale times sum(q), rounded to binary16 (Q8_1's, for the weight types with a min).
 struct XBlockQ8 {
   float d;
+  float s;
   int8_t q[32];
 };
 

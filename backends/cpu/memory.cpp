@@ -117,7 +117,7 @@ backend::CheckContext check_context(const hwinfer_device* device, bool require_b
       [](const hwinfer_buffer* buffer) -> uint64_t { return buffer->size_bytes; },
       [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
       [](const hwinfer_buffer* buffer) { return reinterpret_cast<uintptr_t>(buffer->data); }};
-  return {kPluginName, &kBuffers, device, require_buffers, nullptr};
+  return {kPluginName, &kBuffers, device, require_buffers, nullptr, backend::kWeightDtypesAll};
 }
 
 }  // namespace hwinfer::cpu

@@ -13,6 +13,7 @@
 #include "common/kernel_checks.h"
 #include "reference/half.h"
 #include "thread_pool.h"
+#include "weight_formats.h"
 
 namespace hwinfer::cpu {
 
@@ -171,7 +172,11 @@ void dequantize_row(uint32_t dtype, const uint8_t* row, int64_t dim, float* out)
       }
       return;
     default:
-      return;  // check_embedding admits no other dtype
+      // The other block types (check_embedding admits no other dtype).
+      if (const WeightFormat* format = weight_format(dtype)) {
+        dequantize_weights(*format, row, dim / format->block_values, out);
+      }
+      return;
   }
 }
 

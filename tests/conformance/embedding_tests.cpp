@@ -1,13 +1,13 @@
 // embedding_tests.cpp — conformance of the embedding lookup against the scalar reference
 // (hwinfer::reference::embedding_reference) on fresh random tables and ids (the seed is in every
 // failure message; HWINFER_CONFORMANCE_SEED=<seed> repeats it): every table dtype (F32, F16, BF16,
-// Q8_0, Q4_0 in GGUF block layout), repeated ids, padded table rows, strided ids, unaligned
+// every block type in GGUF block layout), repeated ids, padded table rows, strided ids, unaligned
 // offsets, out poisoned with NaN, guard bands checked, inputs unchanged; an id outside [0, vocab)
 // (past the end or negative) is INVALID_ARGUMENT by the next sync; malformed descriptors rejected.
 // Tolerances: row_matrix.h (dequantization is exact in f32, so F32's). Must not loosen them.
 //
-//   table: [vocab, dim] F32 | F16 | BF16 | Q8_0 | Q4_0;  ids: [n_tokens] I32;  out: [n_tokens, dim]
-//   F32
+//   table: [vocab, dim] F32 | F16 | BF16 | any block type;  ids: [n_tokens] I32;  out: [n_tokens,
+//   dim] F32
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -23,6 +23,7 @@
 #include "reference/half.h"
 #include "reference/quantize_blocks.h"
 #include "reference/reference_ops.h"
+#include "reference/weight_blocks.h"
 #include "row_matrix.h"
 
 namespace hwinfer::conformance {
@@ -30,26 +31,17 @@ namespace {
 
 using EmbeddingTest = ConformanceTest;
 
-const uint32_t kTableDtypes[] = {HWINFER_DTYPE_F32, HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16,
-                                 HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0};
+const uint32_t kTableDtypes[] = {HWINFER_DTYPE_F32,  HWINFER_DTYPE_F16,  HWINFER_DTYPE_BF16,
+                                 HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0, HWINFER_DTYPE_Q4_1,
+                                 HWINFER_DTYPE_Q5_0, HWINFER_DTYPE_Q5_1, HWINFER_DTYPE_IQ4_NL,
+                                 HWINFER_DTYPE_Q2_K, HWINFER_DTYPE_Q3_K, HWINFER_DTYPE_Q4_K,
+                                 HWINFER_DTYPE_Q5_K, HWINFER_DTYPE_Q6_K};
 
-bool IsBlockDtype(uint32_t dtype) {
-  return dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0;
-}
+bool IsBlockDtype(uint32_t dtype) { return hwinfer_dtype_block_values(dtype) != 0; }
 
-reference::TableDtype ReferenceDtype(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_F16:
-      return reference::TableDtype::kF16;
-    case HWINFER_DTYPE_BF16:
-      return reference::TableDtype::kBF16;
-    case HWINFER_DTYPE_Q8_0:
-      return reference::TableDtype::kQ8_0;
-    case HWINFER_DTYPE_Q4_0:
-      return reference::TableDtype::kQ4_0;
-    default:
-      return reference::TableDtype::kF32;
-  }
+// |dim| (a multiple of 32) for every dtype but the K-quants, whose rows get dim / 32 super-blocks.
+int64_t DimFor(uint32_t dtype, int64_t dim) {
+  return hwinfer_dtype_block_values(dtype) == 256 ? dim / 32 * 256 : dim;
 }
 
 // A [vocab, dim] table of |dtype| in a poisoned buffer image: rows |row_pad| bytes apart beyond
@@ -101,6 +93,10 @@ struct Table {
         return;
       }
       default:
+        // The other block types: random blocks (every quant bit pattern), drawn from the row.
+        uint64_t seed = 0;
+        std::memcpy(&seed, row.data(), sizeof(seed));
+        reference::fill_random_blocks(dtype, dim / hwinfer_dtype_block_values(dtype), seed, dst);
         return;
     }
   }
@@ -194,7 +190,7 @@ CaseResult RunEmbeddingCase(Device& device, Stream& stream, const EmbeddingCase&
   EXPECT_TRUE(BytesEqual(i_after.data(), ids_image.data(), ids_image.size(), "ids"));
   EXPECT_TRUE(out.OnlyElementsChanged(o_after, "out"));
   std::vector<float> ref(static_cast<size_t>(c.n_tokens * c.dim));
-  EXPECT_TRUE(reference::embedding_reference(c.n_tokens, c.vocab, c.dim, ReferenceDtype(c.dtype),
+  EXPECT_TRUE(reference::embedding_reference(c.n_tokens, c.vocab, c.dim, c.dtype,
                                              table.image.data() + table.offset, table.row_stride,
                                              ids.data(), ref.data()));
   ExpectNmse(out.Dense(o_after), ref, kMaxNmseF32, "out");
@@ -223,7 +219,7 @@ std::vector<EmbeddingCase> ShapeCases(const EmbeddingCase& base) {
       c.dtype = dtype;
       c.n_tokens = s.n_tokens;
       c.vocab = s.vocab;
-      c.dim = s.dim;
+      c.dim = DimFor(dtype, s.dim);
       cases.push_back(c);
     }
   }
@@ -263,7 +259,7 @@ TEST_P(EmbeddingTest, PaddedRowsStridedIdsAndUnalignedOffsets) {
       c.dtype = dtype;
       c.n_tokens = s.n_tokens;
       c.vocab = s.vocab;
-      c.dim = s.dim;
+      c.dim = DimFor(dtype, s.dim);
       // Blocks need no alignment: odd offsets and paddings; plain dtypes stay element-aligned.
       c.table_row_pad = IsBlockDtype(dtype) ? 5 : 12;
       c.table_offset = IsBlockDtype(dtype) ? 67 : 68;

@@ -1,18 +1,21 @@
 // matmul_quantized_tests.cpp — conformance of the quantized matmul (y[m,n] = x[m,k] dequant(w)^T,
-// w Q8_0 or Q4_0 GGUF blocks along k) against the CPU scalar references, on fresh random inputs
-// (the seed is in every failure message; HWINFER_CONFORMANCE_SEED=<seed> repeats it): m from 1
-// (decode) to 128 (prefill), odd n, k from one block to 129 blocks, strided/padded operands and
-// unaligned weight rows, and malformed descriptors rejected with an error instead of a crash.
+// w GGUF blocks of every type plugin.h defines, along k) against the CPU scalar references, on
+// fresh random inputs (the seed is in every failure message; HWINFER_CONFORMANCE_SEED=<seed>
+// repeats it): m from 1 (decode) to 128 (prefill), odd n, k from one block to 129 blocks,
+// strided/padded operands and unaligned weight rows, and malformed descriptors rejected with an
+// error instead of a crash.
 //
 // Accuracy. plugin.h lets a backend quantize x to 8-bit blocks (as llama.cpp does), so two checks:
 //   loose, any kernel: every y[i,j] within the x-quantization bound
 //     sum_blocks 0.6 d_b sum_{l in b} |w[j,l]| + 2 (k + 2) eps sum_l |x[i,l] w[j,l]|
-//     (d_b = max|x| / 127 of the block; 0.5 d_b of rounding plus room for an f16 block scale), and
+//     (d_b = max|x| / 127 of the block, 32 values or the K-quants' 256 as llama.cpp's Q8_K; 0.5
+//     d_b of rounding plus room for an f16 block scale), and
 //     NMSE vs the exact product <= 1e-4 (x quantization alone gives about 1.5e-5 here);
 //     (both NMSE checks only for cases of >= 64 outputs, where NMSE is meaningful)
 //   tight: NMSE <= 1e-7 against one of the two precise models: the exact product
 //     (matmul_quantized_reference) or x quantized as llama.cpp does
-//     (matmul_quantized_reference_q8_x); f32 accumulation lands near 1e-13, an f16 block scale
+//     (matmul_quantized_reference_q8_x: Q8_0, Q8_1 or Q8_K blocks by weight type); f32
+//     accumulation lands near 1e-13, an f16 block scale
 //     near 2e-8, while e.g. truncating instead of rounding x lands near 5e-5.
 // y is poisoned with NaN first (it is write-only). Must not loosen a check per backend.
 #include <fmt/format.h>
@@ -30,8 +33,10 @@
 #include "case_runner.h"
 #include "conformance_fixture.h"
 #include "hwinfer/tensor_view.h"
+#include "reference/half.h"
 #include "reference/quantize_blocks.h"
 #include "reference/reference_matmul.h"
+#include "reference/weight_blocks.h"
 
 namespace hwinfer::conformance {
 namespace {
@@ -87,6 +92,34 @@ double Nmse(const std::vector<float>& got, const std::vector<float>& ref) {
   return ref2 > 0 ? err2 / ref2 : err2;
 }
 
+// [n, k] weights of |dtype| as packed rows. Q8_0 and Q4_0 quantize uniform values with the
+// reference quantizers; the other types are random blocks (reference::fill_random_blocks).
+std::vector<uint8_t> RandomWeights(uint32_t dtype, int64_t n, int64_t k, std::mt19937_64& rng) {
+  const int64_t row_bytes = static_cast<int64_t>(RowBytes(dtype, k));
+  std::vector<uint8_t> out(static_cast<size_t>(n * row_bytes));
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> w_row(static_cast<size_t>(k));
+  if (dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0) {
+    std::vector<hwinfer_block_q8_0> q8(static_cast<size_t>(k / 32));
+    std::vector<hwinfer_block_q4_0> q4(static_cast<size_t>(k / 32));
+    for (int64_t j = 0; j < n; ++j) {
+      for (float& v : w_row) v = uniform(rng);
+      uint8_t* dst = out.data() + j * row_bytes;
+      if (dtype == HWINFER_DTYPE_Q8_0) {
+        reference::quantize_q8_0(w_row.data(), q8.data(), k);
+        std::memcpy(dst, q8.data(), static_cast<size_t>(row_bytes));
+      } else {
+        reference::quantize_q4_0(w_row.data(), q4.data(), k);
+        std::memcpy(dst, q4.data(), static_cast<size_t>(row_bytes));
+      }
+    }
+    return out;
+  }
+  reference::fill_random_blocks(dtype, static_cast<int64_t>(out.size()) / DtypeBlockBytes(dtype),
+                                rng(), out.data());
+  return out;
+}
+
 struct Outcome {
   bool ran = false;
   bool unsupported = false;
@@ -96,8 +129,7 @@ struct Outcome {
 Outcome RunCase(Device& device, Stream& stream, const QuantCase& q, std::mt19937_64& rng) {
   SCOPED_TRACE(q.Describe());
   Outcome outcome;
-  const int64_t block_bytes = DtypeBlockBytes(q.w_dtype);
-  const int64_t w_row_bytes = q.k / 32 * block_bytes;
+  const int64_t w_row_bytes = static_cast<int64_t>(RowBytes(q.w_dtype, q.k));
   const int64_t x_stride = q.k + q.pad_x, y_stride = q.n + q.pad_y;
   Image x(q.xy_offset, q.m, x_stride * 4, q.k * 4);
   Image w(q.w_offset, q.n, w_row_bytes + q.pad_w_bytes, w_row_bytes);
@@ -109,23 +141,9 @@ Outcome RunCase(Device& device, Stream& stream, const QuantCase& q, std::mt19937
   for (int64_t i = 0; i < q.m; ++i) {
     std::memcpy(x.Row(i), x_dense.data() + i * q.k, static_cast<size_t>(q.k) * 4);
   }
-  std::vector<uint8_t> w_dense(static_cast<size_t>(q.n * w_row_bytes));  // packed rows
-  {
-    std::vector<float> w_row(static_cast<size_t>(q.k));
-    std::vector<hwinfer_block_q8_0> q8(static_cast<size_t>(q.k / 32));
-    std::vector<hwinfer_block_q4_0> q4(static_cast<size_t>(q.k / 32));
-    for (int64_t j = 0; j < q.n; ++j) {
-      for (float& v : w_row) v = uniform(rng);
-      uint8_t* dst = w_dense.data() + j * w_row_bytes;
-      if (q.w_dtype == HWINFER_DTYPE_Q8_0) {
-        reference::quantize_q8_0(w_row.data(), q8.data(), q.k);
-        std::memcpy(dst, q8.data(), static_cast<size_t>(w_row_bytes));
-      } else {
-        reference::quantize_q4_0(w_row.data(), q4.data(), q.k);
-        std::memcpy(dst, q4.data(), static_cast<size_t>(w_row_bytes));
-      }
-      std::memcpy(w.Row(j), dst, static_cast<size_t>(w_row_bytes));
-    }
+  std::vector<uint8_t> w_dense = RandomWeights(q.w_dtype, q.n, q.k, rng);  // packed rows
+  for (int64_t j = 0; j < q.n; ++j) {
+    std::memcpy(w.Row(j), w_dense.data() + j * w_row_bytes, static_cast<size_t>(w_row_bytes));
   }
   const float nan = std::numeric_limits<float>::quiet_NaN();
   for (int64_t i = 0; i < q.m; ++i) {
@@ -209,23 +227,15 @@ Outcome RunCase(Device& device, Stream& stream, const QuantCase& q, std::mt19937
   // Per-element bound: x quantization (0.6 d per value) plus f32 accumulation.
   size_t non_finite = 0, worst = 0;
   double worst_excess = -1, worst_bound = 0;
-  // Dequantized w (exact), for the bound.
+  // Dequantized w, for the bound.
   std::vector<float> w_values(static_cast<size_t>(q.n * q.k));
   for (int64_t j = 0; j < q.n; ++j) {
-    const uint8_t* row = w_dense.data() + j * w_row_bytes;
-    for (int64_t b = 0; b < q.k / 32; ++b) {
-      float* out = w_values.data() + j * q.k + b * 32;
-      if (q.w_dtype == HWINFER_DTYPE_Q8_0) {
-        hwinfer_block_q8_0 block;
-        std::memcpy(&block, row + b * block_bytes, sizeof(block));
-        reference::dequantize_q8_0(&block, out, 32);
-      } else {
-        hwinfer_block_q4_0 block;
-        std::memcpy(&block, row + b * block_bytes, sizeof(block));
-        reference::dequantize_q4_0(&block, out, 32);
-      }
-    }
+    reference::dequantize_blocks(q.w_dtype, w_dense.data() + j * w_row_bytes, q.k,
+                                 w_values.data() + j * q.k);
   }
+  // The activation block llama.cpp would use: 256 values for the K-quants, else 32.
+  const int64_t x_block =
+      reference::activation_block_values(reference::activation_format_for(q.w_dtype));
   for (int64_t i = 0; i < q.m; ++i) {
     const float* x_i = x_dense.data() + i * q.k;
     for (int64_t j = 0; j < q.n; ++j) {
@@ -236,9 +246,9 @@ Outcome RunCase(Device& device, Stream& stream, const QuantCase& q, std::mt19937
       }
       const float* w_j = w_values.data() + j * q.k;
       double bound = 0;
-      for (int64_t b = 0; b < q.k / 32; ++b) {
+      for (int64_t b = 0; b < q.k / x_block; ++b) {
         double amax = 0, w_sum = 0, xw_sum = 0;
-        for (int64_t l = b * 32; l < (b + 1) * 32; ++l) {
+        for (int64_t l = b * x_block; l < (b + 1) * x_block; ++l) {
           amax = std::max(amax, std::abs(static_cast<double>(x_i[l])));
           w_sum += std::abs(static_cast<double>(w_j[l]));
           xw_sum += std::abs(static_cast<double>(x_i[l]) * static_cast<double>(w_j[l]));
@@ -299,9 +309,20 @@ const Shape kShapes[] = {{1, 1, 32},    {1, 67, 4128}, {2, 33, 96},     {7, 257,
                          {33, 17, 544}, {128, 1, 96},  {128, 67, 4128}, {128, 257, 224},
                          {1, 67, 4096}, {3, 9, 2048}};
 
+// The same variety for the 256-value super-blocks of the K-quants: k from one super-block to 17
+// (4352), odd numbers of them.
+const Shape kShapesK[] = {{1, 1, 256},   {1, 67, 4352}, {2, 33, 768},    {7, 257, 512},
+                          {8, 19, 1280}, {4, 9, 2304},  {9, 31, 256},    {33, 45, 256},
+                          {33, 17, 768}, {128, 1, 512}, {128, 67, 2304}, {128, 257, 256},
+                          {1, 67, 4096}, {3, 9, 2048}};
+
 std::vector<QuantCase> Cases(uint32_t w_dtype) {
   std::vector<QuantCase> cases;
-  for (const Shape& s : kShapes) {
+  const bool super_blocks = DtypeBlockValues(w_dtype) == 256;
+  const std::vector<Shape> shapes =
+      super_blocks ? std::vector<Shape>(std::begin(kShapesK), std::end(kShapesK))
+                   : std::vector<Shape>(std::begin(kShapes), std::end(kShapes));
+  for (const Shape& s : shapes) {
     QuantCase q;
     q.m = s.m;
     q.n = s.n;
@@ -320,16 +341,53 @@ TEST_P(MatmulQuantizedTest, Q4_0MatchesReference) {
   RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q4_0));
 }
 
+TEST_P(MatmulQuantizedTest, Q4_1MatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q4_1));
+}
+
+TEST_P(MatmulQuantizedTest, Q5_0MatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q5_0));
+}
+
+TEST_P(MatmulQuantizedTest, Q5_1MatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q5_1));
+}
+
+TEST_P(MatmulQuantizedTest, IQ4_NLMatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_IQ4_NL));
+}
+
+TEST_P(MatmulQuantizedTest, Q2_KMatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q2_K));
+}
+
+TEST_P(MatmulQuantizedTest, Q3_KMatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q3_K));
+}
+
+TEST_P(MatmulQuantizedTest, Q4_KMatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q4_K));
+}
+
+TEST_P(MatmulQuantizedTest, Q5_KMatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q5_K));
+}
+
+TEST_P(MatmulQuantizedTest, Q6_KMatchesReference) {
+  RunCases(device(), stream(), Cases(HWINFER_DTYPE_Q6_K));
+}
+
 // Row padding in x, y and w, x/y views 4-byte aligned only, w rows at odd addresses.
 TEST_P(MatmulQuantizedTest, PaddedRowsAndUnalignedOffsets) {
   std::vector<QuantCase> cases;
-  for (uint32_t w_dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
+  for (uint32_t w_dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0, HWINFER_DTYPE_Q5_1,
+                           HWINFER_DTYPE_Q3_K, HWINFER_DTYPE_Q6_K}) {
     for (const Shape& s :
          {Shape{1, 33, 96}, Shape{3, 17, 64}, Shape{5, 7, 2080}, Shape{33, 45, 288}}) {
       QuantCase q;
       q.m = s.m;
       q.n = s.n;
-      q.k = s.k;
+      q.k = DtypeBlockValues(w_dtype) == 256 ? s.k / 32 * 256 : s.k;
       q.w_dtype = w_dtype;
       q.pad_x = 3;
       q.pad_y = 5;
@@ -342,33 +400,46 @@ TEST_P(MatmulQuantizedTest, PaddedRowsAndUnalignedOffsets) {
   RunCases(device(), stream(), cases);
 }
 
+// The operands of a malformed-descriptor test: x, w and y exactly filling their buffers (y
+// poisoned), and the well-formed [m, k] x [n, k] descriptor over them.
+struct WholeBuffers {
+  Buffer x, w, y;
+  hwinfer_matmul_quantized_desc desc;
+};
+
+StatusOr<WholeBuffers> MakeWholeBuffers(Device& device, Stream& stream, int64_t m, int64_t n,
+                                        int64_t k, uint32_t w_dtype) {
+  WholeBuffers b;
+  HWINFER_ASSIGN_OR_RETURN(b.x, FilledBuffer(device, stream, m * k * sizeof(float), 0));
+  HWINFER_ASSIGN_OR_RETURN(b.w, FilledBuffer(device, stream, n * RowBytes(w_dtype, k), 0));
+  HWINFER_ASSIGN_OR_RETURN(b.y, FilledBuffer(device, stream, m * n * sizeof(float), kPoisonByte));
+  std::memset(&b.desc, 0, sizeof(b.desc));
+  b.desc.struct_size = sizeof(b.desc);
+  b.desc.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
+  b.desc.m = m;
+  b.desc.n = n;
+  b.desc.k = k;
+  b.desc.x = ContiguousView(b.x, 0, HWINFER_DTYPE_F32, {m, k});
+  b.desc.w = ContiguousView(b.w, 0, w_dtype, {n, k});
+  b.desc.y = ContiguousView(b.y, 0, HWINFER_DTYPE_F32, {m, n});
+  return b;
+}
+
+using Desc = hwinfer_matmul_quantized_desc;
+struct Variant {
+  const char* what;
+  bool shape_or_dtype;  // kernel_query must not answer SUPPORTED either
+  void (*mutate)(Desc&);
+};
+
 // A well-formed 4 x 5 x 64 Q8_0 matmul with views that exactly fill their buffers, mutated one
 // way at a time.
 TEST_P(MatmulQuantizedTest, MalformedDescriptorsAreRejected) {
-  constexpr int64_t m = 4, n = 5, k = 64;
-  constexpr uint64_t kYBytes = m * n * sizeof(float);
-  ASSERT_OK_AND_ASSIGN(Buffer x, FilledBuffer(device(), stream(), m * k * sizeof(float), 0));
-  ASSERT_OK_AND_ASSIGN(Buffer w,
-                       FilledBuffer(device(), stream(), n * RowBytes(HWINFER_DTYPE_Q8_0, k), 0));
-  ASSERT_OK_AND_ASSIGN(Buffer y, FilledBuffer(device(), stream(), kYBytes, kPoisonByte));
-  hwinfer_matmul_quantized_desc valid;
-  std::memset(&valid, 0, sizeof(valid));
-  valid.struct_size = sizeof(valid);
-  valid.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
-  valid.m = m;
-  valid.n = n;
-  valid.k = k;
-  valid.x = ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k});
-  valid.w = ContiguousView(w, 0, HWINFER_DTYPE_Q8_0, {n, k});
-  valid.y = ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n});
+  ASSERT_OK_AND_ASSIGN(WholeBuffers b,
+                       MakeWholeBuffers(device(), stream(), 4, 5, 64, HWINFER_DTYPE_Q8_0));
+  const Desc& valid = b.desc;
   if (!RequireKernel(device(), AsKernelDesc(valid))) return;
-
-  using Desc = hwinfer_matmul_quantized_desc;
-  struct Variant {
-    const char* what;
-    bool shape_or_dtype;  // kernel_query must not answer SUPPORTED either
-    void (*mutate)(Desc&);
-  };
+  constexpr int64_t n = 5, k = 64;
   const Variant variants[] = {
       {"k = 48 (not a multiple of 32)", true,
        [](Desc& d) {
@@ -414,13 +485,39 @@ TEST_P(MatmulQuantizedTest, MalformedDescriptorsAreRejected) {
   ExpectVariantsRejected(device(), stream(), valid, variants,
                          "a malformed matmul_quantized was accepted at enqueue");
   EXPECT_OK(stream().Synchronize());  // rejected launches leave the stream usable
-  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> y_after, Download(stream(), y));
+  ASSERT_OK_AND_ASSIGN(std::vector<uint8_t> y_after, Download(stream(), b.y));
   EXPECT_TRUE(BytesAre(y_after.data(), y_after.size(), kPoisonByte, "y after rejected launches"));
 }
 
 INSTANTIATE_TEST_SUITE_P(MatmulQuantized, MatmulQuantizedTest, testing::ValuesIn(BackendParams()),
                          BackendParamName);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(MatmulQuantizedTest);
+
+// A K-quant row holds whole 256-value super-blocks: k = 288 or 32 is malformed for Q4_K even though
+// it is a multiple of 32.
+TEST_P(MatmulQuantizedTest, SuperBlockRowsMustBeWhole) {
+  ASSERT_OK_AND_ASSIGN(WholeBuffers b,
+                       MakeWholeBuffers(device(), stream(), 2, 3, 512, HWINFER_DTYPE_Q4_K));
+  if (!RequireKernel(device(), AsKernelDesc(b.desc))) return;
+  const Variant variants[] = {
+      {"k = 288 (a multiple of 32, not of 256)", true,
+       [](Desc& d) {
+         d.k = 288;
+         d.x.shape[1] = 288;
+         d.w.shape[1] = 288;
+       }},
+      {"k = 32", true,
+       [](Desc& d) {
+         d.k = 32;
+         d.x.shape[1] = 32;
+         d.w.shape[1] = 32;
+       }},
+      {"w's shape says 256 values a row, k says 512", true, [](Desc& d) { d.w.shape[1] = 256; }},
+  };
+  ExpectVariantsRejected(device(), stream(), b.desc, variants,
+                         "a Q4_K matmul_quantized with partial super-blocks was accepted");
+  EXPECT_OK(stream().Synchronize());
+}
 
 }  // namespace
 }  // namespace hwinfer::conformance

@@ -3,7 +3,8 @@
 // conformance suite only reaches the build the machine picks; this pins the other one, and pins
 // that the decode path's x quantization is the reference's bit for bit (NMSE ~1e-13, not ~1e-5).
 // Must not depend on the plugin ABI layer.
-//   x [m, k] F32, w [n, k] Q8_0 | Q4_0, y [m, n] F32;   a [m, k], B [k, n] or [n, k], c [m, n]
+//   x [m, k] F32, w [n, k] any GGUF block type, y [m, n] F32;   a [m, k], B [k, n] or [n, k], c [m,
+//   n]
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -17,6 +18,7 @@
 #include "reference/half.h"
 #include "reference/quantize_blocks.h"
 #include "reference/reference_matmul.h"
+#include "reference/weight_blocks.h"
 #include "scratch_buffer.h"
 #include "thread_pool.h"
 
@@ -44,9 +46,15 @@ TEST(CpuMatmulIsa, QuantizedBothBuildsMatchTheReferences) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
   ThreadPool pool(2);
   ScratchBuffer scratch;
-  constexpr int64_t n = 37, k = 288;
-  for (uint32_t dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
-    const int64_t row_bytes = k / 32 * (dtype == HWINFER_DTYPE_Q8_0 ? 34 : 18);
+  constexpr int64_t n = 37;
+  for (uint32_t dtype :
+       {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0, HWINFER_DTYPE_Q4_1, HWINFER_DTYPE_Q5_0,
+        HWINFER_DTYPE_Q5_1, HWINFER_DTYPE_IQ4_NL, HWINFER_DTYPE_Q2_K, HWINFER_DTYPE_Q3_K,
+        HWINFER_DTYPE_Q4_K, HWINFER_DTYPE_Q5_K, HWINFER_DTYPE_Q6_K}) {
+    // 9 blocks of 32, or 3 super-blocks of 256.
+    const int64_t k = hwinfer_dtype_block_values(dtype) == 256 ? 768 : 288;
+    const int64_t row_bytes =
+        k / hwinfer_dtype_block_values(dtype) * hwinfer_dtype_block_bytes(dtype);
     std::vector<uint8_t> w(static_cast<size_t>(n * row_bytes));
     std::vector<float> w_row(static_cast<size_t>(k));
     for (int64_t j = 0; j < n; ++j) {
@@ -55,10 +63,13 @@ TEST(CpuMatmulIsa, QuantizedBothBuildsMatchTheReferences) {
         std::vector<hwinfer_block_q8_0> blocks(static_cast<size_t>(k / 32));
         reference::quantize_q8_0(w_row.data(), blocks.data(), k);
         std::memcpy(w.data() + j * row_bytes, blocks.data(), static_cast<size_t>(row_bytes));
-      } else {
+      } else if (dtype == HWINFER_DTYPE_Q4_0) {
         std::vector<hwinfer_block_q4_0> blocks(static_cast<size_t>(k / 32));
         reference::quantize_q4_0(w_row.data(), blocks.data(), k);
         std::memcpy(w.data() + j * row_bytes, blocks.data(), static_cast<size_t>(row_bytes));
+      } else {
+        reference::fill_random_blocks(dtype, k / hwinfer_dtype_block_values(dtype), rng(),
+                                      w.data() + j * row_bytes);
       }
     }
     for (int64_t m :

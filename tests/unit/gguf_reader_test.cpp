@@ -265,7 +265,26 @@ TEST(GgufReader, UnknownTensorTypeNamesTypeIdAndTensor) {
 TEST(GgufReader, QuantizedRowMustHoldWholeBlocks) {
   std::vector<uint8_t> bytes = MinimalFile();
   Patch<uint32_t>(&bytes, 53, HWINFER_DTYPE_Q8_0);  // ne[0] = 4 is not a multiple of 32
-  EXPECT_THAT(ParseError(bytes), HasSubstr("tensor 'w' ne[0] at offset 33 is 4, not a multiple"));
+  EXPECT_THAT(ParseError(bytes), HasSubstr("tensor 'w' ne[0] at offset 37 is 4, not a multiple"));
+}
+
+// K-quants: a row must hold whole 256-value super-blocks, and the data must hold every byte of
+// them (a file whose tensor says Q6_K but holds the bytes of an F32 tensor is cut short).
+TEST(GgufReader, SuperBlockTypesNeedWholeSuperBlocksAndTheirBytes) {
+  std::vector<uint8_t> bytes = MinimalFile();
+  Patch<uint32_t>(&bytes, 53, HWINFER_DTYPE_Q4_K);  // ne[0] = 4
+  EXPECT_THAT(ParseError(bytes), HasSubstr("tensor 'w' ne[0] at offset 37 is 4, not a multiple "
+                                           "of the Q4_K block (256 values)"));
+  bytes = MinimalFile();
+  Patch<uint64_t>(&bytes, 37, 288);  // ne[0]: 9 blocks of 32, not whole super-blocks
+  Patch<uint32_t>(&bytes, 53, HWINFER_DTYPE_Q6_K);
+  EXPECT_THAT(ParseError(bytes),
+              HasSubstr("is 288, not a multiple of the Q6_K block (256 values)"));
+  bytes = MinimalFile();
+  Patch<uint64_t>(&bytes, 37, 256);  // [2, 256] Q6_K: 2 x 210 bytes; the file holds 32
+  Patch<uint32_t>(&bytes, 53, HWINFER_DTYPE_Q6_K);
+  EXPECT_THAT(ParseError(bytes), HasSubstr("tensor 'w' data [offset 96, 420 bytes] runs past the "
+                                           "end of the file (128 bytes)"));
 }
 
 TEST(GgufReader, MisalignedOffsetNamesTheOffset) {

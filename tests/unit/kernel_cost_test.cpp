@@ -9,6 +9,8 @@
 #include <map>
 #include <vector>
 
+#include "hwinfer/tensor_view.h"
+
 namespace hwinfer {
 namespace {
 
@@ -120,6 +122,28 @@ TEST(KernelCost, QuantizedMatmulCountsWeightsByBlockBytes) {
   EXPECT_DOUBLE_EQ(q8.bytes_read, 64.0 * 128 / 32 * 34 + 2 * 128 * 4);
   EXPECT_DOUBLE_EQ(q8.bytes_written, 2 * 64 * 4);
   EXPECT_DOUBLE_EQ(q8.flops, 2.0 * 2 * 64 * 128);
+}
+
+// Every GGUF type counts its own bytes per block: 4096 x 4096 weights, decode (m = 1).
+TEST(KernelCost, EveryWeightTypeCountsItsOwnBlockBytes) {
+  struct Expected {
+    uint32_t dtype;
+    double block_values, block_bytes;
+  };
+  for (const Expected& e :
+       {Expected{HWINFER_DTYPE_Q4_1, 32, 20}, Expected{HWINFER_DTYPE_Q5_0, 32, 22},
+        Expected{HWINFER_DTYPE_Q5_1, 32, 24}, Expected{HWINFER_DTYPE_IQ4_NL, 32, 18},
+        Expected{HWINFER_DTYPE_Q2_K, 256, 84}, Expected{HWINFER_DTYPE_Q3_K, 256, 110},
+        Expected{HWINFER_DTYPE_Q4_K, 256, 144}, Expected{HWINFER_DTYPE_Q5_K, 256, 176},
+        Expected{HWINFER_DTYPE_Q6_K, 256, 210}}) {
+    SCOPED_TRACE(DtypeName(e.dtype));
+    const KernelCost cost = Count(Matmul(1, 4096, 4096, e.dtype));
+    EXPECT_DOUBLE_EQ(cost.bytes_read, 4096.0 * 4096 / e.block_values * e.block_bytes + 4096 * 4);
+    EXPECT_DOUBLE_EQ(cost.flops, 2.0 * 4096 * 4096);
+  }
+  // Q4_K: 4.5 bits per weight, as Q4_0.
+  EXPECT_DOUBLE_EQ(Count(Matmul(1, 4096, 4096, HWINFER_DTYPE_Q4_K)).bytes_read,
+                   Count(Matmul(1, 4096, 4096, HWINFER_DTYPE_Q4_0)).bytes_read);
 }
 
 hwinfer_attention_decode_paged_desc Decode(uint32_t pool_dtype) {

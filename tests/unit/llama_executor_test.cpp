@@ -16,6 +16,7 @@
 
 #include "gguf_edit.h"
 #include "hwinfer/generate.h"
+#include "cpu_device.h"
 #include "hwinfer/registry.h"
 #include "llama_reference_weights.h"
 #include "model_synth.h"
@@ -29,20 +30,7 @@ std::string DataFile(const std::string& name) {
   return std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/" + name;
 }
 
-// A fresh registry per call: the device (and through it the plugin and its threads) lives only as
-// long as the executors holding it, so every thread has joined before the test process exits
-// (LeakSanitizer cannot stop threads of a still-loaded plugin at exit).
-std::shared_ptr<Device> CpuDevice() {
-  auto registry = Registry::FromSearchPaths({HWINFER_PLUGIN_BUILD_DIR});
-  EXPECT_TRUE(registry.ok()) << registry.status().ToString();
-  if (!registry.ok()) return nullptr;
-  auto found = registry->Find("cpu:0");
-  EXPECT_TRUE(found.ok()) << found.status().ToString();
-  if (!found.ok()) return nullptr;
-  auto device = registry->Open(**found);
-  EXPECT_TRUE(device.ok()) << device.status().ToString();
-  return device.ok() ? *device : nullptr;
-}
+using testing_support::CpuDevice;
 
 std::unique_ptr<LlamaExecutor> MakeExecutor(const std::string& file,
                                             const ExecutorOptions& options = {}) {

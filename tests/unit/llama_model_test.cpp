@@ -101,14 +101,14 @@ TEST(LlamaModel, RejectsAnUnsupportedTensorTypeNamingIt) {
       [](auto&, std::vector<TensorCopy>& tensors) {
         TensorCopy& t = FindTensor(tensors, "blk.1.ffn_up.weight");  // [768, 256]
         uint64_t block_values = 0, block_bytes = 0;
-        ASSERT_TRUE(GgmlTypeBlock(12 /* Q4_K */, &block_values, &block_bytes));
-        t.type = 12;
+        ASSERT_TRUE(GgmlTypeBlock(16 /* IQ2_XXS */, &block_values, &block_bytes));
+        t.type = 16;
         t.bytes.assign(768 * 256 / block_values * block_bytes, 0);
       },
       storage);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), StatusCode::kUnsupported);
-  EXPECT_THAT(model.status().message(), HasSubstr("blk.1.ffn_up.weight has type Q4_K"));
+  EXPECT_THAT(model.status().message(), HasSubstr("blk.1.ffn_up.weight has type IQ2_XXS"));
 }
 
 TEST(LlamaModel, RejectsATensorShapeThatDisagreesWithTheMetadata) {

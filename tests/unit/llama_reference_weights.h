@@ -12,12 +12,12 @@
 #include "hwinfer/llama_model.h"
 #include "hwinfer/plugin.h"
 #include "reference/half.h"
-#include "reference/quantize_blocks.h"
 #include "reference/reference_llama.h"
+#include "reference/weight_blocks.h"
 
 namespace hwinfer::testing_support {
 
-// Any of F32, F16, BF16, Q8_0, Q4_0 as f32 values.
+// F32, F16, BF16 or any block-quantized type as f32 values.
 inline std::vector<float> DequantizedTensor(const GgufFile& file, const GgufTensorInfo& info) {
   const auto n = static_cast<int64_t>(info.ValueCount());
   std::vector<float> values(static_cast<size_t>(n));
@@ -36,16 +36,12 @@ inline std::vector<float> DequantizedTensor(const GgufFile& file, const GgufTens
                                              : reference::bf16_to_f32(h);
       }
       break;
-    case HWINFER_DTYPE_Q8_0:
-      reference::dequantize_q8_0(reinterpret_cast<const hwinfer_block_q8_0*>(data), values.data(),
-                                 n);
-      break;
-    case HWINFER_DTYPE_Q4_0:
-      reference::dequantize_q4_0(reinterpret_cast<const hwinfer_block_q4_0*>(data), values.data(),
-                                 n);
-      break;
     default:
-      ADD_FAILURE() << info.name << ": no dequantizer for type " << info.ggml_type;
+      if (hwinfer_dtype_block_values(info.ggml_type) == 0) {
+        ADD_FAILURE() << info.name << ": no dequantizer for type " << info.ggml_type;
+        break;
+      }
+      reference::dequantize_blocks(info.ggml_type, data, n, values.data());
   }
   return values;
 }
@@ -62,6 +58,22 @@ inline reference::LlamaConfig ReferenceConfig(const LlamaModel& model) {
   c.rope_theta = s.rope_theta;
   c.rms_eps = s.rms_eps;
   return c;
+}
+
+// The rounding that makes the float64 forward follow a runtime on |model|: each matrix's x
+// quantized as llama.cpp does for the matrix's type, K and V in f16; |attention_f16| also rounds
+// q and the softmax probabilities to f16 (llama.cpp's CPU attention; hwinfer keeps them f32).
+inline reference::ReferenceRounding RuntimeRounding(const LlamaModel& model, bool attention_f16) {
+  reference::ReferenceRounding rounding;
+  rounding.kv_f16 = true;
+  rounding.attention_f16 = attention_f16;
+  for (const LlamaLayerTensors& l : model.layers()) {
+    rounding.layer_types.push_back({l.wq->ggml_type, l.wk->ggml_type, l.wv->ggml_type,
+                                    l.wo->ggml_type, l.w_gate->ggml_type, l.w_up->ggml_type,
+                                    l.w_down->ggml_type});
+  }
+  rounding.output_type = model.output().ggml_type;
+  return rounding;
 }
 
 inline reference::LlamaWeights ReferenceWeights(const LlamaModel& model) {

@@ -114,13 +114,13 @@ TEST(EmbeddingReference, DequantizesRowsAsQuantizeBlocks) {
   std::vector<hwinfer_block_q8_0> q8(dim / 32);
   quantize_q8_0(x.data(), q8.data(), dim);
   dequantize_q8_0(q8.data(), want.data(), dim);
-  dequantize_row_reference(TableDtype::kQ8_0, reinterpret_cast<const uint8_t*>(q8.data()), dim,
+  dequantize_row_reference(HWINFER_DTYPE_Q8_0, reinterpret_cast<const uint8_t*>(q8.data()), dim,
                            got.data());
   EXPECT_EQ(got, want);
   std::vector<hwinfer_block_q4_0> q4(dim / 32);
   quantize_q4_0(x.data(), q4.data(), dim);
   dequantize_q4_0(q4.data(), want.data(), dim);
-  dequantize_row_reference(TableDtype::kQ4_0, reinterpret_cast<const uint8_t*>(q4.data()), dim,
+  dequantize_row_reference(HWINFER_DTYPE_Q4_0, reinterpret_cast<const uint8_t*>(q4.data()), dim,
                            got.data());
   EXPECT_EQ(got, want);
   std::vector<uint16_t> half(dim), bhalf(dim);
@@ -128,10 +128,10 @@ TEST(EmbeddingReference, DequantizesRowsAsQuantizeBlocks) {
     half[i] = f32_to_f16(x[i]);
     bhalf[i] = f32_to_bf16(x[i]);
   }
-  dequantize_row_reference(TableDtype::kF16, reinterpret_cast<const uint8_t*>(half.data()), dim,
+  dequantize_row_reference(HWINFER_DTYPE_F16, reinterpret_cast<const uint8_t*>(half.data()), dim,
                            got.data());
   for (int64_t i = 0; i < dim; ++i) EXPECT_EQ(got[i], f16_to_f32(half[i]));
-  dequantize_row_reference(TableDtype::kBF16, reinterpret_cast<const uint8_t*>(bhalf.data()), dim,
+  dequantize_row_reference(HWINFER_DTYPE_BF16, reinterpret_cast<const uint8_t*>(bhalf.data()), dim,
                            got.data());
   for (int64_t i = 0; i < dim; ++i) EXPECT_EQ(got[i], bf16_to_f32(bhalf[i]));
 }
@@ -143,14 +143,14 @@ TEST(EmbeddingReference, LooksUpRowsAndRejectsIdsOutsideVocab) {
   const int32_t ids[3] = {3, 0, 3};
   std::vector<float> out(3 * dim, -1.0f);
   ASSERT_TRUE(
-      embedding_reference(3, vocab, dim, TableDtype::kF32, bytes, dim * 4, ids, out.data()));
+      embedding_reference(3, vocab, dim, HWINFER_DTYPE_F32, bytes, dim * 4, ids, out.data()));
   for (int64_t t = 0; t < 3; ++t) {
     for (int64_t i = 0; i < dim; ++i) EXPECT_EQ(out[t * dim + i], table[ids[t] * dim + i]);
   }
   for (int32_t bad : {-1, 4}) {
     const int32_t bad_ids[2] = {0, bad};
     std::vector<float> untouched(2 * dim, -1.0f);
-    EXPECT_FALSE(embedding_reference(2, vocab, dim, TableDtype::kF32, bytes, dim * 4, bad_ids,
+    EXPECT_FALSE(embedding_reference(2, vocab, dim, HWINFER_DTYPE_F32, bytes, dim * 4, bad_ids,
                                      untouched.data()));
     EXPECT_EQ(untouched, std::vector<float>(2 * dim, -1.0f));
   }

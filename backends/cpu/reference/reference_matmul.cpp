@@ -8,26 +8,24 @@
 
 #include "hwinfer/plugin.h"
 #include "reference/half.h"
-#include "reference/quantize_blocks.h"
+#include "reference/weight_blocks.h"
 
 namespace hwinfer::reference {
 
 namespace {
 
-// Row j of w ([n, k] blocks), dequantized to k floats (exact: d * q fits in a float).
+// Row j of w ([n, k] blocks), dequantized to k floats.
 void dequantize_row(const void* w, uint32_t w_dtype, int64_t w_row_bytes, int64_t j, int64_t k,
                     float* out) {
-  const auto* row = static_cast<const uint8_t*>(w) + j * w_row_bytes;
-  const int64_t blocks = k / HWINFER_QK8_0;
-  if (w_dtype == HWINFER_DTYPE_Q8_0) {
-    std::vector<hwinfer_block_q8_0> copy(static_cast<size_t>(blocks));  // unaligned rows
-    std::memcpy(copy.data(), row, static_cast<size_t>(blocks) * HWINFER_Q8_0_BLOCK_BYTES);
-    dequantize_q8_0(copy.data(), out, k);
-  } else {
-    std::vector<hwinfer_block_q4_0> copy(static_cast<size_t>(blocks));
-    std::memcpy(copy.data(), row, static_cast<size_t>(blocks) * HWINFER_Q4_0_BLOCK_BYTES);
-    dequantize_q4_0(copy.data(), out, k);
-  }
+  dequantize_blocks(w_dtype, static_cast<const uint8_t*>(w) + j * w_row_bytes, k, out);
+}
+
+// The min m every value of a Q4_1 / Q5_1 block adds (bytes 2..3), else 0.
+double block_min(uint32_t w_dtype, const uint8_t* block) {
+  if (w_dtype != HWINFER_DTYPE_Q4_1 && w_dtype != HWINFER_DTYPE_Q5_1) return 0.0;
+  uint16_t m;
+  std::memcpy(&m, block + 2, sizeof(m));
+  return f16_to_f32(m);
 }
 
 }  // namespace
@@ -91,40 +89,36 @@ void matmul_quantized_reference(int64_t m, int64_t n, int64_t k, const float* x,
   }
 }
 
-float quantize_block_q8_f32_scale(const float* x, int8_t* q) {
-  float amax = 0.0f;
-  for (int t = 0; t < HWINFER_QK8_0; ++t) amax = std::max(amax, std::fabs(x[t]));
-  const float d = amax / 127.0f;
-  const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  for (int t = 0; t < HWINFER_QK8_0; ++t) q[t] = static_cast<int8_t>(std::lround(x[t] * id));
-  return d;
-}
-
 void matmul_quantized_reference_q8_x(int64_t m, int64_t n, int64_t k, const float* x, int64_t ldx,
                                      const void* w, uint32_t w_dtype, int64_t w_row_bytes, float* y,
                                      int64_t ldy) {
-  const int64_t blocks = k / HWINFER_QK8_0;
-  // x quantized: x_q[i, l] = x_d[i, l / 32] * x_q[i, l]
-  std::vector<int8_t> x_q(static_cast<size_t>(m * k));
-  std::vector<float> x_d(static_cast<size_t>(m * blocks));
+  const ActivationFormat format = activation_format_for(w_dtype);
+  const int64_t x_block = activation_block_values(format);
+  const int64_t w_block = hwinfer_dtype_block_values(w_dtype);
+  const int64_t w_bytes = hwinfer_dtype_block_bytes(w_dtype);
+  std::vector<ActivationBlock> xq(static_cast<size_t>(m * (k / x_block)));
   for (int64_t i = 0; i < m; ++i) {
-    for (int64_t b = 0; b < blocks; ++b) {
-      x_d[static_cast<size_t>(i * blocks + b)] = quantize_block_q8_f32_scale(
-          x + i * ldx + b * HWINFER_QK8_0, x_q.data() + i * k + b * HWINFER_QK8_0);
+    for (int64_t b = 0; b < k / x_block; ++b) {
+      xq[static_cast<size_t>(i * (k / x_block) + b)] =
+          quantize_activation_block(format, x + i * ldx + b * x_block);
     }
   }
   std::vector<float> w_row(static_cast<size_t>(k));
   for (int64_t j = 0; j < n; ++j) {
     dequantize_row(w, w_dtype, w_row_bytes, j, k, w_row.data());
+    const auto* row = static_cast<const uint8_t*>(w) + j * w_row_bytes;
     for (int64_t i = 0; i < m; ++i) {
       double sum = 0.0;
-      for (int64_t b = 0; b < blocks; ++b) {
-        double block_sum = 0.0;  // sum q_x * dequant(w) over the block
-        for (int64_t t = b * HWINFER_QK8_0; t < (b + 1) * HWINFER_QK8_0; ++t) {
-          block_sum += static_cast<double>(x_q[static_cast<size_t>(i * k + t)]) *
-                       static_cast<double>(w_row[static_cast<size_t>(t)]);
+      for (int64_t b = 0; b < k / x_block; ++b) {
+        const ActivationBlock& a = xq[static_cast<size_t>(i * (k / x_block) + b)];
+        // Q4_1 / Q5_1: (w - m) * x summed, plus m * s (llama.cpp's binary16 d * sum(q)).
+        const double min = block_min(w_dtype, row + (b * x_block / w_block) * w_bytes);
+        double block_sum = 0.0;
+        for (int64_t t = 0; t < x_block; ++t) {
+          block_sum += (static_cast<double>(w_row[static_cast<size_t>(b * x_block + t)]) - min) *
+                       static_cast<double>(a.q[t]);
         }
-        sum += static_cast<double>(x_d[static_cast<size_t>(i * blocks + b)]) * block_sum;
+        sum += static_cast<double>(a.d) * block_sum + min * static_cast<double>(a.s);
       }
       y[i * ldy + j] = static_cast<float>(sum);
     }

@@ -1,5 +1,5 @@
 // reference_matmul.h — scalar references for the matmuls whose operands are not all f32: gemm
-// with f16/bf16 operands, and the quantized matmul (Q8_0 / Q4_0 weights). The oracle of the
+// with f16/bf16 operands, and the quantized matmul (every GGUF block type). The oracle of the
 // conformance suite and of the CPU plugin's optimised kernels.
 //
 // Plain loops, every operand converted exactly to double, sums in double: obviously correct, not
@@ -27,25 +27,21 @@ void gemm_reference(int64_t m, int64_t n, int64_t k, const void* a, uint32_t a_d
 
 // The quantized matmul as plugin.h states it:  y[m,n] = sum_k x[m,k] * dequant(w)[n,k]
 //   x: [m, k] F32, row stride |ldx| elements
-//   w: [n, k] Q8_0 or Q4_0 (|w_dtype|) GGUF blocks along k (k % 32 == 0); row j starts at byte
-//      j * |w_row_bytes|
+//   w: [n, k] any block-quantized dtype (|w_dtype|) in GGUF blocks along k (k a multiple of the
+//      block); row j starts at byte j * |w_row_bytes|
 //   y: [m, n] F32, row stride |ldy|; write-only
-// x in full precision times the exactly dequantized w, summed in double.
+// x in full precision times the dequantized w, summed in double.
 void matmul_quantized_reference(int64_t m, int64_t n, int64_t k, const float* x, int64_t ldx,
                                 const void* w, uint32_t w_dtype, int64_t w_row_bytes, float* y,
                                 int64_t ldy);
 
-// The same product with x first quantized to 8-bit blocks the way llama.cpp (and the CPU plugin)
-// do: per block of 32 values d = max|x| / 127 (kept in f32), q = round(x / d) half away from zero,
-// then y = sum_blocks d_x * sum(q_x * dequant(w)), in double. What an x-quantizing kernel should
-// produce up to f32 rounding; a tighter oracle than the exact product for such kernels.
+// The same product with x first quantized the way llama.cpp (and the CPU plugin) do for |w_dtype|
+// (weight_blocks.h: Q8_0, Q8_1 or Q8_K blocks), then summed in double: what an x-quantizing
+// kernel should produce up to f32 rounding; a tighter oracle than the exact product for such
+// kernels, and the one llama.cpp's logits follow.
 void matmul_quantized_reference_q8_x(int64_t m, int64_t n, int64_t k, const float* x, int64_t ldx,
                                      const void* w, uint32_t w_dtype, int64_t w_row_bytes, float* y,
                                      int64_t ldy);
-
-// Quantizes one block of 32 f32 values as matmul_quantized_reference_q8_x does: |q| gets 32
-// values, the return value is the scale d (0 when the block is all zero).
-float quantize_block_q8_f32_scale(const float* x, int8_t* q);
 
 }  // namespace hwinfer::reference
 

@@ -5,7 +5,9 @@
 #include <cstring>
 #include <vector>
 
+#include "hwinfer/plugin.h"
 #include "reference/half.h"
+#include "reference/weight_blocks.h"
 
 namespace hwinfer::reference {
 
@@ -79,48 +81,29 @@ void rope_reference(int64_t n_tokens, int64_t n_heads, int64_t head_dim, int64_t
   }
 }
 
-void dequantize_row_reference(TableDtype dtype, const uint8_t* row, int64_t dim, float* out) {
+void dequantize_row_reference(uint32_t dtype, const uint8_t* row, int64_t dim, float* out) {
   auto bits16 = [](const uint8_t* p) {
     uint16_t v;
     std::memcpy(&v, p, sizeof(v));
     return v;
   };
   switch (dtype) {
-    case TableDtype::kF32:
+    case HWINFER_DTYPE_F32:
       std::memcpy(out, row, static_cast<size_t>(dim) * sizeof(float));
       return;
-    case TableDtype::kF16:
+    case HWINFER_DTYPE_F16:
       for (int64_t i = 0; i < dim; ++i) out[i] = f16_to_f32(bits16(row + 2 * i));
       return;
-    case TableDtype::kBF16:
+    case HWINFER_DTYPE_BF16:
       for (int64_t i = 0; i < dim; ++i) out[i] = bf16_to_f32(bits16(row + 2 * i));
       return;
-    case TableDtype::kQ8_0:
-      // GGUF block of 34 bytes: d (f16 bits), then 32 int8 q; value j = d * q[j].
-      for (int64_t b = 0; b < dim / 32; ++b) {
-        const uint8_t* block = row + b * 34;
-        const double d = f16_to_f32(bits16(block));
-        for (int j = 0; j < 32; ++j) {
-          out[b * 32 + j] = static_cast<float>(d * static_cast<int8_t>(block[2 + j]));
-        }
-      }
-      return;
-    case TableDtype::kQ4_0:
-      // GGUF block of 18 bytes: d (f16 bits), then 16 bytes; byte j holds value j in its low
-      // nibble and value j + 16 in its high nibble; value = d * (nibble - 8).
-      for (int64_t b = 0; b < dim / 32; ++b) {
-        const uint8_t* block = row + b * 18;
-        const double d = f16_to_f32(bits16(block));
-        for (int j = 0; j < 16; ++j) {
-          out[b * 32 + j] = static_cast<float>(d * ((block[2 + j] & 0x0f) - 8));
-          out[b * 32 + j + 16] = static_cast<float>(d * ((block[2 + j] >> 4) - 8));
-        }
-      }
+    default:
+      dequantize_blocks(dtype, row, dim, out);
       return;
   }
 }
 
-bool embedding_reference(int64_t n_tokens, int64_t vocab, int64_t dim, TableDtype dtype,
+bool embedding_reference(int64_t n_tokens, int64_t vocab, int64_t dim, uint32_t dtype,
                          const uint8_t* table, int64_t row_stride_bytes, const int32_t* ids,
                          float* out) {
   for (int64_t t = 0; t < n_tokens; ++t) {

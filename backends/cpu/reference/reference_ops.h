@@ -44,18 +44,15 @@ void rope_reference(int64_t n_tokens, int64_t n_heads, int64_t head_dim, int64_t
                     double theta_base, RopeMode mode, const int32_t* positions, float* x,
                     bool x_f16);
 
-// Storage of an embedding table's rows.
-enum class TableDtype { kF32, kF16, kBF16, kQ8_0, kQ4_0 };
-
-// One row of |dim| values stored as |dtype| at |row| -> out[dim]. F16/BF16 are raw bits; Q8_0 and
-// Q4_0 are GGUF blocks of 32 values (plugin.h's layouts; dim % 32 == 0), read byte by byte so
-// |row| needs no alignment.
-void dequantize_row_reference(TableDtype dtype, const uint8_t* row, int64_t dim, float* out);
+// One row of |dim| values stored as |dtype| (HWINFER_DTYPE_*: F32, F16, BF16 or block-quantized)
+// at |row| -> out[dim]. F16/BF16 are raw bits; block types are GGUF blocks (plugin.h's layouts;
+// dim a multiple of the block, weight_blocks.h), read byte by byte so |row| needs no alignment.
+void dequantize_row_reference(uint32_t dtype, const uint8_t* row, int64_t dim, float* out);
 
 // Embedding lookup: out[t, :] = dequant(table[ids[t], :]).
 //   table: [vocab, dim] rows |row_stride_bytes| apart;  ids: [n_tokens];  out: [n_tokens, dim]
 // Returns false (writing nothing) when an id is outside [0, vocab).
-bool embedding_reference(int64_t n_tokens, int64_t vocab, int64_t dim, TableDtype dtype,
+bool embedding_reference(int64_t n_tokens, int64_t vocab, int64_t dim, uint32_t dtype,
                          const uint8_t* table, int64_t row_stride_bytes, const int32_t* ids,
                          float* out);
 

@@ -53,7 +53,7 @@ const char* GgufTypeName(GgufType type);
 const char* GgmlTypeName(uint32_t ggml_type);
 // Values per block and bytes per block of a known GGML type (false when unknown).
 bool GgmlTypeBlock(uint32_t ggml_type, uint64_t* block_values, uint64_t* block_bytes);
-// True for the five types hwinfer kernels take (F32, F16, BF16, Q8_0, Q4_0).
+// True for the types hwinfer kernels take: F32, F16, BF16 and the block-quantized ones of plugin.h.
 bool GgmlTypeIsSupported(uint32_t ggml_type);
 
 struct GgufValue;

@@ -2,9 +2,10 @@
 // from the `llama.*` keys and every tensor the forward pass needs, checked against each other.
 //
 // Validation only, no devices: LlamaModel::Open either returns a model whose every tensor exists,
-// has a type the kernels take (F32, F16, BF16, Q8_0, Q4_0) and the shape the metadata implies, or
-// an error naming the file, the key or tensor, what it holds and what was expected. The GGUF file
-// stays mapped for the model's lifetime so weights can be imported without a copy.
+// has a type the kernels take (F32, F16, BF16 or a block-quantized GGUF type) and the shape the
+// metadata implies, or an error naming the file, the key or tensor, what it holds and what was
+// expected. The GGUF file stays mapped for the model's lifetime so weights can be imported without
+// a copy.
 //
 // Tensor names and shapes are llama.cpp's (GGUF dims list the innermost first; shapes here are
 // row-major, outermost first):

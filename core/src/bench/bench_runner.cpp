@@ -67,19 +67,18 @@ uint32_t ModelWeightType(const LlamaModel& model) {
   return model.layers().empty() ? HWINFER_DTYPE_F32 : model.layers().front().wq->ggml_type;
 }
 
-// Spec FLOP/s for the dtype the model's matmuls run in (int8 dots for Q8_0/Q4_0 where the spec
-// gives it, else f16).
+// Spec FLOP/s for the dtype the model's matmuls run in (int8 dots for the block-quantized types
+// where the spec gives it, else f16).
 double SpecFlopsFor(uint32_t weight_type, const DeviceInfo& info) {
   switch (weight_type) {
     case HWINFER_DTYPE_F32:
       return info.spec_peak_flops_f32;
     case HWINFER_DTYPE_BF16:
       return info.spec_peak_flops_bf16;
-    case HWINFER_DTYPE_Q8_0:
-    case HWINFER_DTYPE_Q4_0:
-      return info.spec_peak_flops_int8 > 0 ? info.spec_peak_flops_int8 : info.spec_peak_flops_f16;
-    default:
+    case HWINFER_DTYPE_F16:
       return info.spec_peak_flops_f16;
+    default:  // block-quantized
+      return info.spec_peak_flops_int8 > 0 ? info.spec_peak_flops_int8 : info.spec_peak_flops_f16;
   }
 }
 

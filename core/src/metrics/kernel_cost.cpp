@@ -31,12 +31,11 @@ double DtypeBytes(uint32_t dtype, double values) {
       return 2.0 * values;
     case HWINFER_DTYPE_I8:
       return values;
-    case HWINFER_DTYPE_Q8_0:
-      return values / HWINFER_QK8_0 * HWINFER_Q8_0_BLOCK_BYTES;
-    case HWINFER_DTYPE_Q4_0:
-      return values / HWINFER_QK4_0 * HWINFER_Q4_0_BLOCK_BYTES;
     default:
-      return 0.0;
+      // Block-quantized: each type's own bytes per block (0 for an unknown dtype).
+      return hwinfer_dtype_block_values(dtype) == 0
+                 ? 0.0
+                 : values / hwinfer_dtype_block_values(dtype) * hwinfer_dtype_block_bytes(dtype);
   }
 }
 

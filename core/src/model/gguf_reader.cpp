@@ -310,7 +310,7 @@ class GgufFile::Parser {
                      "is " + std::to_string(tensor.ggml_type) + ", not a known GGML type");
     }
     if (tensor.dims[0] % block_values != 0) {
-      return ErrorAt(dims_at, field + " ne[0]",
+      return ErrorAt(dims_at + sizeof(uint32_t), field + " ne[0]",  // after n_dims
                      "is " + std::to_string(tensor.dims[0]) + ", not a multiple of the " +
                          GgmlTypeName(tensor.ggml_type) + " block (" +
                          std::to_string(block_values) + " values)");

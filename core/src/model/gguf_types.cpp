@@ -80,8 +80,7 @@ const char* GgmlTypeName(uint32_t ggml_type) {
 
 bool GgmlTypeIsSupported(uint32_t ggml_type) {
   return ggml_type == HWINFER_DTYPE_F32 || ggml_type == HWINFER_DTYPE_F16 ||
-         ggml_type == HWINFER_DTYPE_BF16 || ggml_type == HWINFER_DTYPE_Q8_0 ||
-         ggml_type == HWINFER_DTYPE_Q4_0;
+         ggml_type == HWINFER_DTYPE_BF16 || hwinfer_dtype_block_values(ggml_type) != 0;
 }
 
 bool GgmlTypeBlock(uint32_t ggml_type, uint64_t* block_values, uint64_t* block_bytes) {

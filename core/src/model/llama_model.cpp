@@ -140,8 +140,9 @@ Status LlamaModel::Load() {
     if (!GgmlTypeIsSupported(info->ggml_type)) {
       const char* type = GgmlTypeName(info->ggml_type);
       return Unsupported(fmt::format(
-          "{}: tensor {} has type {}; hwinfer's kernels take F32, F16, BF16, Q8_0 and Q4_0", where,
-          name, type != nullptr ? type : fmt::format("unknown ({})", info->ggml_type)));
+          "{}: tensor {} has type {}; hwinfer's kernels take F32, F16, BF16, Q4_0, Q4_1, Q5_0, "
+          "Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K and IQ4_NL",
+          where, name, type != nullptr ? type : fmt::format("unknown ({})", info->ggml_type)));
     }
     if (shape.size() == 1 && info->ggml_type != HWINFER_DTYPE_F32) {
       return Unsupported(fmt::format(

@@ -24,25 +24,13 @@ uint32_t DtypeElementBytes(uint32_t dtype) {
 }
 
 uint32_t DtypeBlockValues(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_Q8_0:
-      return HWINFER_QK8_0;
-    case HWINFER_DTYPE_Q4_0:
-      return HWINFER_QK4_0;
-    default:
-      return 1;
-  }
+  const uint32_t values = hwinfer_dtype_block_values(dtype);
+  return values != 0 ? values : 1;
 }
 
 uint32_t DtypeBlockBytes(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_Q8_0:
-      return HWINFER_Q8_0_BLOCK_BYTES;
-    case HWINFER_DTYPE_Q4_0:
-      return HWINFER_Q4_0_BLOCK_BYTES;
-    default:
-      return DtypeElementBytes(dtype);
-  }
+  const uint32_t bytes = hwinfer_dtype_block_bytes(dtype);
+  return bytes != 0 ? bytes : DtypeElementBytes(dtype);
 }
 
 const char* DtypeName(uint32_t dtype) {
@@ -57,6 +45,24 @@ const char* DtypeName(uint32_t dtype) {
       return "q8_0";
     case HWINFER_DTYPE_Q4_0:
       return "q4_0";
+    case HWINFER_DTYPE_Q4_1:
+      return "q4_1";
+    case HWINFER_DTYPE_Q5_0:
+      return "q5_0";
+    case HWINFER_DTYPE_Q5_1:
+      return "q5_1";
+    case HWINFER_DTYPE_IQ4_NL:
+      return "iq4_nl";
+    case HWINFER_DTYPE_Q2_K:
+      return "q2_k";
+    case HWINFER_DTYPE_Q3_K:
+      return "q3_k";
+    case HWINFER_DTYPE_Q4_K:
+      return "q4_k";
+    case HWINFER_DTYPE_Q5_K:
+      return "q5_k";
+    case HWINFER_DTYPE_Q6_K:
+      return "q6_k";
     case HWINFER_DTYPE_I8:
       return "i8";
     case HWINFER_DTYPE_I32:

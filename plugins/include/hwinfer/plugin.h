@@ -49,8 +49,10 @@ extern "C" {
 #define HWINFER_ABI_MAJOR 1u
 /* Bumped for every appended field or function slot (compatible).
  *   1.1: HWINFER_KERNEL_ROPE_KV_APPEND (kernel_table.rope_kv_append); stream capture into graphs
- *        (hwinfer_plugin_api.stream_begin_capture .. graph_destroy). */
-#define HWINFER_ABI_MINOR 1u
+ *        (hwinfer_plugin_api.stream_begin_capture .. graph_destroy).
+ *   1.2: weight dtypes Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K and IQ4_NL for matmul_quantized and
+ *        embedding (no struct or table changes; a 1.1 plugin answers UNSUPPORTED for them). */
+#define HWINFER_ABI_MINOR 2u
 
 /* The one exported symbol. Declared with HWINFER_PLUGIN_EXPORT in the plugin. */
 #define HWINFER_PLUGIN_QUERY_SYMBOL "hwinfer_plugin_query"
@@ -141,7 +143,16 @@ typedef struct hwinfer_graph hwinfer_graph;   /* captured stream work, replayabl
 #define HWINFER_DTYPE_F32 0u
 #define HWINFER_DTYPE_F16 1u
 #define HWINFER_DTYPE_Q4_0 2u
+#define HWINFER_DTYPE_Q4_1 3u /* ABI 1.2, as are the five K-quants and IQ4_NL */
+#define HWINFER_DTYPE_Q5_0 6u
+#define HWINFER_DTYPE_Q5_1 7u
 #define HWINFER_DTYPE_Q8_0 8u
+#define HWINFER_DTYPE_Q2_K 10u
+#define HWINFER_DTYPE_Q3_K 11u
+#define HWINFER_DTYPE_Q4_K 12u
+#define HWINFER_DTYPE_Q5_K 13u
+#define HWINFER_DTYPE_Q6_K 14u
+#define HWINFER_DTYPE_IQ4_NL 20u
 #define HWINFER_DTYPE_I8 24u
 #define HWINFER_DTYPE_I32 26u
 #define HWINFER_DTYPE_BF16 30u
@@ -164,6 +175,160 @@ typedef struct hwinfer_block_q4_0 {
 
 #define HWINFER_Q8_0_BLOCK_BYTES 34u
 #define HWINFER_Q4_0_BLOCK_BYTES 18u
+
+/* Q4_1: blocks of 32; nibbles as Q4_0; value = d * nibble + m. 20 bytes. */
+#define HWINFER_QK4_1 32
+typedef struct hwinfer_block_q4_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qs[HWINFER_QK4_1 / 2];
+} hwinfer_block_q4_1;
+
+/* Q5_0: blocks of 32; the low four bits of value j (and j+16) as Q4_0's nibbles, the fifth bit of
+ * value j in bit j of the little-endian uint32 qh; value = d * (q - 16), q in 0..31. 22 bytes. */
+#define HWINFER_QK5_0 32
+typedef struct hwinfer_block_q5_0 {
+  uint16_t d;
+  uint8_t qh[4];
+  uint8_t qs[HWINFER_QK5_0 / 2];
+} hwinfer_block_q5_0;
+
+/* Q5_1: as Q5_0 with a min: value = d * q + m, q in 0..31. 24 bytes. */
+#define HWINFER_QK5_1 32
+typedef struct hwinfer_block_q5_1 {
+  uint16_t d;
+  uint16_t m;
+  uint8_t qh[4];
+  uint8_t qs[HWINFER_QK5_1 / 2];
+} hwinfer_block_q5_1;
+
+/* IQ4_NL: blocks of 32; nibbles as Q4_0; value = d * hwinfer_iq4nl_values[nibble]. 18 bytes. */
+#define HWINFER_QK4_NL 32
+typedef struct hwinfer_block_iq4_nl {
+  uint16_t d;
+  uint8_t qs[HWINFER_QK4_NL / 2];
+} hwinfer_block_iq4_nl;
+#define HWINFER_IQ4_NL_VALUES \
+  { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 }
+
+/* K-quants: super-blocks of 256 values along the innermost dimension.
+ *
+ * Q2_K: 16 sub-blocks of 16. scales[s] = scale (low nibble) | min (high nibble) of sub-block s.
+ *   Value i: within each half of 128 (h = i / 128), byte qs[32 h + i % 32] holds, in bits
+ *   2 (i % 128 / 32) .. +1, the 2-bit q of value i; value = d * scale * q - dmin * min. 84 bytes.
+ */
+#define HWINFER_QK_K 256
+typedef struct hwinfer_block_q2_k {
+  uint8_t scales[HWINFER_QK_K / 16];
+  uint8_t qs[HWINFER_QK_K / 4];
+  uint16_t d;
+  uint16_t dmin;
+} hwinfer_block_q2_k;
+
+/* Q3_K: 16 sub-blocks of 16, 6-bit scales stored with a bias of 32: scale s has its low four bits
+ *   in scales[s % 8] (low nibble for s < 8, high nibble for s >= 8) and its high two bits in bits
+ *   2 (s / 4) .. +1 of scales[8 + s % 4]. The 2-bit low part of q as Q2_K's; the third bit of
+ *   value i in bit (i / 32) of hmask[i % 32]; value = d * (scale - 32) * (q2 - (bit ? 0 : 4)).
+ *   110 bytes. */
+typedef struct hwinfer_block_q3_k {
+  uint8_t hmask[HWINFER_QK_K / 8];
+  uint8_t qs[HWINFER_QK_K / 4];
+  uint8_t scales[12];
+  uint16_t d;
+} hwinfer_block_q3_k;
+
+/* Q4_K: 8 sub-blocks of 32, 6-bit scales and mins in scales[12]: for s < 4, scale = scales[s] &
+ *   63 and min = scales[s + 4] & 63; for s >= 4, scale = (scales[s + 4] & 15) | (scales[s - 4] >>
+ *   6) << 4 and min = (scales[s + 4] >> 4) | (scales[s] >> 6) << 4. Value i: within each chunk of
+ *   64 (c = i / 64), byte qs[32 c + i % 32] holds it in its low nibble for i % 64 < 32, else in
+ *   its high nibble; value = d * scale * q - dmin * min (sub-block i / 32). 144 bytes. */
+typedef struct hwinfer_block_q4_k {
+  uint16_t d;
+  uint16_t dmin;
+  uint8_t scales[12];
+  uint8_t qs[HWINFER_QK_K / 2];
+} hwinfer_block_q4_k;
+
+/* Q5_K: as Q4_K, with the fifth bit of value i in bit (i / 32) of qh[i % 32]. 176 bytes. */
+typedef struct hwinfer_block_q5_k {
+  uint16_t d;
+  uint16_t dmin;
+  uint8_t scales[12];
+  uint8_t qh[HWINFER_QK_K / 8];
+  uint8_t qs[HWINFER_QK_K / 2];
+} hwinfer_block_q5_k;
+
+/* Q6_K: 16 sub-blocks of 16 with int8 scales. Value i: h = i / 128, r = i % 128, l = r % 32,
+ *   quarter t = r / 32. The low four bits are in ql[64 h + l + 32 (t & 1)] (low nibble for t < 2,
+ *   high for t >= 2), the high two bits in bits 2 t .. +1 of qh[32 h + l];
+ *   value = d * scales[i / 16] * (q - 32). 210 bytes. */
+typedef struct hwinfer_block_q6_k {
+  uint8_t ql[HWINFER_QK_K / 2];
+  uint8_t qh[HWINFER_QK_K / 4];
+  int8_t scales[HWINFER_QK_K / 16];
+  uint16_t d;
+} hwinfer_block_q6_k;
+
+#define HWINFER_Q4_1_BLOCK_BYTES 20u
+#define HWINFER_Q5_0_BLOCK_BYTES 22u
+#define HWINFER_Q5_1_BLOCK_BYTES 24u
+#define HWINFER_IQ4_NL_BLOCK_BYTES 18u
+#define HWINFER_Q2_K_BLOCK_BYTES 84u
+#define HWINFER_Q3_K_BLOCK_BYTES 110u
+#define HWINFER_Q4_K_BLOCK_BYTES 144u
+#define HWINFER_Q5_K_BLOCK_BYTES 176u
+#define HWINFER_Q6_K_BLOCK_BYTES 210u
+
+/* Values per block of a block-quantized dtype above (32 or 256); 0 for every other dtype. */
+static inline uint32_t hwinfer_dtype_block_values(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_Q4_0:
+    case HWINFER_DTYPE_Q4_1:
+    case HWINFER_DTYPE_Q5_0:
+    case HWINFER_DTYPE_Q5_1:
+    case HWINFER_DTYPE_Q8_0:
+    case HWINFER_DTYPE_IQ4_NL:
+      return 32u;
+    case HWINFER_DTYPE_Q2_K:
+    case HWINFER_DTYPE_Q3_K:
+    case HWINFER_DTYPE_Q4_K:
+    case HWINFER_DTYPE_Q5_K:
+    case HWINFER_DTYPE_Q6_K:
+      return 256u;
+    default:
+      return 0u;
+  }
+}
+
+/* Bytes per block of a block-quantized dtype above; 0 for every other dtype. */
+static inline uint32_t hwinfer_dtype_block_bytes(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_Q4_0:
+      return HWINFER_Q4_0_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q4_1:
+      return HWINFER_Q4_1_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q5_0:
+      return HWINFER_Q5_0_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q5_1:
+      return HWINFER_Q5_1_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q8_0:
+      return HWINFER_Q8_0_BLOCK_BYTES;
+    case HWINFER_DTYPE_IQ4_NL:
+      return HWINFER_IQ4_NL_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q2_K:
+      return HWINFER_Q2_K_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q3_K:
+      return HWINFER_Q3_K_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q4_K:
+      return HWINFER_Q4_K_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q5_K:
+      return HWINFER_Q5_K_BLOCK_BYTES;
+    case HWINFER_DTYPE_Q6_K:
+      return HWINFER_Q6_K_BLOCK_BYTES;
+    default:
+      return 0u;
+  }
+}
 
 /* ------------------------------------------------------------------------------------------------
  * Tensor views
@@ -291,7 +456,8 @@ typedef struct hwinfer_gemm_desc {
 
 /* Quantized matmul:  y[m,n] = sum_k x[m,k] * dequant(w)[n,k]
  *   x: [m, k] F32 (a backend may quantize it to 8-bit blocks internally, as llama.cpp does)
- *   w: [n, k] Q8_0 | Q4_0, blocks packed along k (k % 32 == 0), GGUF layout
+ *   w: [n, k] any block-quantized dtype above, blocks packed along k (k a multiple of the block),
+ *      GGUF layout; a backend answers UNSUPPORTED, naming the dtype, for one it does not have
  *   y: [m, n] F32 */
 typedef struct hwinfer_matmul_quantized_desc {
   uint32_t struct_size;
@@ -458,8 +624,9 @@ typedef struct hwinfer_silu_mul_desc {
 } hwinfer_silu_mul_desc;
 
 /* Embedding lookup: out[t,:] = dequant(table[ids[t], :])
- *   table: [vocab, dim] F32 | F16 | BF16 | Q8_0 | Q4_0;  ids: [n_tokens] I32;  out: [n_tokens, dim]
- * F32. An id outside [0, vocab) is an error (INVALID_ARGUMENT from the stream's next sync). */
+ *   table: [vocab, dim] F32 | F16 | BF16 | any block-quantized dtype;  ids: [n_tokens] I32;  out:
+ * [n_tokens, dim] F32. An id outside [0, vocab) is an error (INVALID_ARGUMENT from the stream's
+ * next sync). */
 typedef struct hwinfer_embedding_desc {
   uint32_t struct_size;
   uint32_t kind; /* HWINFER_KERNEL_EMBEDDING */

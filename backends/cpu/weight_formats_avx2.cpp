@@ -1,0 +1,377 @@
+// weight_formats_avx2.cpp — AVX2/FMA/F16C dot products for the weight types of weight_formats.h
+// (compiled with -mavx2 -mfma -mf16c; called only after detect_gemm_isa() returned kAvx2Fma).
+//
+// Same arithmetic as the portable kernels (int32 sums per sub-block, scaled in f32), so the two
+// agree to f32 rounding. Quants are widened to unsigned bytes (maddubs needs one unsigned operand)
+// and the offset a type subtracts is taken back out with x's block sums:
+//   sum (q - o) x = sum q x - o sum x.
+// maddubs adds two u8 x s8 products into an int16: at most 2 * 63 * 127 = 16002 for 6-bit quants.
+// Every weight block is loaded once for all m rows of x.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "avx2_sums.h"
+#include "hwinfer/plugin.h"
+#include "weight_formats.h"
+
+namespace hwinfer::cpu {
+
+namespace {
+
+inline float half_at(const uint8_t* p) {
+  uint16_t h;
+  std::memcpy(&h, p, sizeof(h));
+  return _cvtsh_ss(h);
+}
+
+inline __m256i load32(const uint8_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+// int32 x 8: sum over 32 values of u * x, each pair of int16 products weighted by |scales|
+// (int16 per lane: one scale per 16 or 32 values).
+inline __m256i scaled_dot(__m256i u, __m256i x, __m256i scales) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), scales);
+}
+
+// Lanes 0-7 (values 0..15 of a 32-value run) get |a|, lanes 8-15 (values 16..31) get |b|.
+inline __m256i two_scales(int a, int b) {
+  return _mm256_setr_m128i(_mm_set1_epi16(static_cast<int16_t>(a)),
+                           _mm_set1_epi16(static_cast<int16_t>(b)));
+}
+
+inline __m256i nibbles_lo(__m256i v) { return _mm256_and_si256(v, _mm256_set1_epi8(0x0f)); }
+inline __m256i nibbles_hi(__m256i v) {
+  return _mm256_and_si256(_mm256_srli_epi16(v, 4), _mm256_set1_epi8(0x0f));
+}
+
+// 0x10 in every byte whose bit |bit| of |bits| is set, else 0.
+inline __m256i fifth_bit(__m256i bits, int bit) {
+  const __m256i mask = _mm256_set1_epi8(static_cast<char>(1 << bit));
+  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bits, mask), mask),
+                          _mm256_set1_epi8(0x10));
+}
+
+// sum_s scales[s] * bsums[s] over the 16 sub-blocks of 16 (scales as 16 int16).
+inline int32_t bsum_dot16(const XBlockQ8K& x, __m256i scales16) {
+  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
+  return horizontal_sum_i32(_mm256_madd_epi16(bsums, scales16));
+}
+
+// ---- K-quants: one super-block of 256 against Q8_K x --------------------------------------------
+
+// Q4_K / Q5_K scales and mins of the 8 sub-blocks of 32.
+void k4_scales(const uint8_t* scales, int* sc, int* mn) {
+  for (int s = 0; s < 4; ++s) {
+    sc[s] = scales[s] & 63;
+    mn[s] = scales[s + 4] & 63;
+    sc[s + 4] = (scales[s + 8] & 15) | ((scales[s] >> 6) << 4);
+    mn[s + 4] = (scales[s + 8] >> 4) | ((scales[s + 4] >> 6) << 4);
+  }
+}
+
+// Q4_K (kQ5 false) and Q5_K: d sum_s sc_s sum q x - dmin sum_s mn_s sum x.
+template <int R, bool kQ5>
+void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
+               float* sums) {
+  constexpr int64_t kBytes = kQ5 ? HWINFER_Q5_K_BLOCK_BYTES : HWINFER_Q4_K_BLOCK_BYTES;
+  __m256 acc[R];
+  float mins_acc[R];
+  for (int r = 0; r < R; ++r) {
+    acc[r] = _mm256_setzero_ps();
+    mins_acc[r] = 0.0f;
+  }
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * kBytes;
+    const float d = half_at(block), dmin = half_at(block + 2);
+    int sc[8], mn[8];
+    k4_scales(block + 4, sc, mn);
+    const uint8_t* qs = block + (kQ5 ? 48 : 16);
+    __m256i q[8];  // values 32 t .. 32 t + 31, unsigned
+    const __m256i qh = kQ5 ? load32(block + 16) : _mm256_setzero_si256();
+    for (int c = 0; c < 4; ++c) {
+      const __m256i v = load32(qs + 32 * c);
+      q[2 * c] = nibbles_lo(v);
+      q[2 * c + 1] = nibbles_hi(v);
+      if (kQ5) {
+        q[2 * c] = _mm256_or_si256(q[2 * c], fifth_bit(qh, 2 * c));
+        q[2 * c + 1] = _mm256_or_si256(q[2 * c + 1], fifth_bit(qh, 2 * c + 1));
+      }
+    }
+    const __m256i mins16 = _mm256_setr_epi16(
+        static_cast<int16_t>(mn[0]), static_cast<int16_t>(mn[0]), static_cast<int16_t>(mn[1]),
+        static_cast<int16_t>(mn[1]), static_cast<int16_t>(mn[2]), static_cast<int16_t>(mn[2]),
+        static_cast<int16_t>(mn[3]), static_cast<int16_t>(mn[3]), static_cast<int16_t>(mn[4]),
+        static_cast<int16_t>(mn[4]), static_cast<int16_t>(mn[5]), static_cast<int16_t>(mn[5]),
+        static_cast<int16_t>(mn[6]), static_cast<int16_t>(mn[6]), static_cast<int16_t>(mn[7]),
+        static_cast<int16_t>(mn[7]));
+    for (int r = 0; r < R; ++r) {
+      const XBlockQ8K& x = xq[r * x_stride + b];
+      __m256i isum = _mm256_setzero_si256();
+      for (int t = 0; t < 8; ++t) {
+        isum = _mm256_add_epi32(
+            isum, scaled_dot(q[t], load32(reinterpret_cast<const uint8_t*>(x.q + 32 * t)),
+                             _mm256_set1_epi16(static_cast<int16_t>(sc[t]))));
+      }
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * x.d), _mm256_cvtepi32_ps(isum), acc[r]);
+      mins_acc[r] += dmin * x.d * static_cast<float>(bsum_dot16(x, mins16));
+    }
+  }
+  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]) - mins_acc[r];
+}
+
+// Q6_K: d sum_s sc_s sum (q - 32) x, q = 4 low bits | 2 high bits << 4.
+template <int R>
+void dot_q6_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
+              float* sums) {
+  float acc[R] = {};
+  const __m256i three = _mm256_set1_epi8(3);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * HWINFER_Q6_K_BLOCK_BYTES;
+    const auto* sc = reinterpret_cast<const int8_t*>(block + 192);
+    const float d = half_at(block + 208);
+    __m256i q[8];  // values 32 t .. 32 t + 31, unsigned 0..63
+    for (int h = 0; h < 2; ++h) {
+      const __m256i ql_a = load32(block + 64 * h), ql_b = load32(block + 64 * h + 32);
+      const __m256i qh = load32(block + 128 + 32 * h);
+      auto high = [&](int shift) {
+        return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, shift), three), 4);
+      };
+      q[4 * h] = _mm256_or_si256(nibbles_lo(ql_a), high(0));
+      q[4 * h + 1] = _mm256_or_si256(nibbles_lo(ql_b), high(2));
+      q[4 * h + 2] = _mm256_or_si256(nibbles_hi(ql_a), high(4));
+      q[4 * h + 3] = _mm256_or_si256(nibbles_hi(ql_b), high(6));
+    }
+    const __m256i scales16 =
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
+    for (int r = 0; r < R; ++r) {
+      const XBlockQ8K& x = xq[r * x_stride + b];
+      __m256i isum = _mm256_setzero_si256();
+      for (int t = 0; t < 8; ++t) {
+        const __m256i x_t = load32(reinterpret_cast<const uint8_t*>(x.q + 32 * t));
+        isum = _mm256_add_epi32(isum, scaled_dot(q[t], x_t, two_scales(sc[2 * t], sc[2 * t + 1])));
+      }
+      const int32_t offset = 32 * bsum_dot16(x, scales16);
+      acc[r] += d * x.d * static_cast<float>(horizontal_sum_i32(isum) - offset);
+    }
+  }
+  for (int r = 0; r < R; ++r) sums[r] = acc[r];
+}
+
+// Q2_K (kQ3 false): d sum_s sc_s sum q x - dmin sum_s mn_s sum x, q 2 bits, 4-bit sc and mn.
+// Q3_K: d sum_s (sc_s - 32) sum (q - 4 [high bit clear]) x, q = 2 bits | high bit << 2.
+template <int R, bool kQ3>
+void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
+               float* sums) {
+  constexpr int64_t kBytes = kQ3 ? HWINFER_Q3_K_BLOCK_BYTES : HWINFER_Q2_K_BLOCK_BYTES;
+  float acc[R] = {};
+  const __m256i three = _mm256_set1_epi8(3);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * kBytes;
+    const uint8_t* qs = block + (kQ3 ? 32 : 16);
+    int16_t sc[16], mn[16];
+    float d = 0.0f, dmin = 0.0f;
+    if (kQ3) {
+      const uint8_t* scales = block + 96;
+      for (int s = 0; s < 16; ++s) {
+        const int low = s < 8 ? scales[s] & 15 : scales[s - 8] >> 4;
+        const int high = (scales[8 + s % 4] >> (2 * (s / 4))) & 3;
+        sc[s] = static_cast<int16_t>((low | (high << 4)) - 32);
+        mn[s] = 0;
+      }
+      d = half_at(block + 108);
+    } else {
+      for (int s = 0; s < 16; ++s) {
+        sc[s] = static_cast<int16_t>(block[s] & 15);
+        mn[s] = static_cast<int16_t>(block[s] >> 4);
+      }
+      d = half_at(block + 80);
+      dmin = half_at(block + 82);
+    }
+    __m256i q[8];  // values 32 t .. 32 t + 31, unsigned (Q3_K: 0..7 with the high bit as +4)
+    const __m256i hmask = kQ3 ? load32(block) : _mm256_setzero_si256();
+    for (int h = 0; h < 2; ++h) {
+      const __m256i v = load32(qs + 32 * h);
+      for (int j = 0; j < 4; ++j) {
+        __m256i crumbs = _mm256_and_si256(_mm256_srli_epi16(v, 2 * j), three);
+        if (kQ3) {
+          const __m256i bit = _mm256_set1_epi8(static_cast<char>(1 << (4 * h + j)));
+          const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), bit);
+          crumbs = _mm256_or_si256(crumbs, _mm256_and_si256(set, _mm256_set1_epi8(4)));
+        }
+        q[4 * h + j] = crumbs;
+      }
+    }
+    const __m256i sc16 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc));
+    const __m256i mn16 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mn));
+    for (int r = 0; r < R; ++r) {
+      const XBlockQ8K& x = xq[r * x_stride + b];
+      __m256i isum = _mm256_setzero_si256();
+      for (int t = 0; t < 8; ++t) {
+        const __m256i x_t = load32(reinterpret_cast<const uint8_t*>(x.q + 32 * t));
+        isum = _mm256_add_epi32(isum, scaled_dot(q[t], x_t, two_scales(sc[2 * t], sc[2 * t + 1])));
+      }
+      // Q3_K: every value carries +4 the type subtracts; Q2_K: the mins.
+      const int32_t offset = kQ3 ? 4 * bsum_dot16(x, sc16) : 0;
+      float total = d * static_cast<float>(horizontal_sum_i32(isum) - offset);
+      if (!kQ3) total -= dmin * static_cast<float>(bsum_dot16(x, mn16));
+      acc[r] += x.d * total;
+    }
+  }
+  for (int r = 0; r < R; ++r) sums[r] = acc[r];
+}
+
+// ---- 32-value blocks against XBlockQ8 -----------------------------------------------------------
+
+// The block's 32 quants as bytes (Q4_1, Q5_1: unsigned; Q5_0, IQ4_NL: signed) and scale, min.
+template <uint32_t kDtype>
+inline __m256i block_quants(const uint8_t* block) {
+  if constexpr (kDtype == HWINFER_DTYPE_Q4_1) {
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 4));
+    return nibbles_lo(_mm256_setr_m128i(packed, _mm_srli_epi16(packed, 4)));
+  } else if constexpr (kDtype == HWINFER_DTYPE_IQ4_NL) {
+    static constexpr int8_t kValues[16] = HWINFER_IQ4_NL_VALUES;
+    const __m128i table = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kValues));
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2));
+    const __m128i mask = _mm_set1_epi8(0x0f);
+    const __m128i lo = _mm_shuffle_epi8(table, _mm_and_si128(packed, mask));
+    const __m128i hi = _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(packed, 4), mask));
+    return _mm256_setr_m128i(lo, hi);
+  } else {  // Q5_0, Q5_1: nibbles | bit t of the uint32 qh << 4
+    constexpr int kQh = kDtype == HWINFER_DTYPE_Q5_1 ? 4 : 2;
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + kQh + 4));
+    const __m256i nibbles = nibbles_lo(_mm256_setr_m128i(packed, _mm_srli_epi16(packed, 4)));
+    uint32_t qh;
+    std::memcpy(&qh, block + kQh, sizeof(qh));
+    // Byte t gets byte t / 8 of qh, then keeps bit t % 8 of it.
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(static_cast<int>(qh)),
+        _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+    const __m256i bit_of_byte = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit_of_byte), bit_of_byte);
+    const __m256i q = _mm256_or_si256(nibbles, _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
+    if constexpr (kDtype == HWINFER_DTYPE_Q5_0) return _mm256_sub_epi8(q, _mm256_set1_epi8(16));
+    return q;
+  }
+}
+
+template <uint32_t kDtype>
+constexpr bool kUnsigned = kDtype == HWINFER_DTYPE_Q4_1 || kDtype == HWINFER_DTYPE_Q5_1;
+
+template <int R, uint32_t kDtype, int64_t kBytes>
+void dot_32(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
+            float* sums) {
+  __m256 acc[R];
+  float mins[R];
+  for (int r = 0; r < R; ++r) {
+    acc[r] = _mm256_setzero_ps();
+    mins[r] = 0.0f;
+  }
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * kBytes;
+    const __m256i w = block_quants<kDtype>(block);
+    const __m256i w_abs = kUnsigned<kDtype> ? w : _mm256_sign_epi8(w, w);
+    const float d = half_at(block);
+    const float m = kUnsigned<kDtype> ? half_at(block + 2) : 0.0f;
+    for (int r = 0; r < R; ++r) {
+      const XBlockQ8& x_block = xq[r * x_stride + b];
+      __m256i x = load32(reinterpret_cast<const uint8_t*>(x_block.q));
+      if (!kUnsigned<kDtype>) x = _mm256_sign_epi8(x, w);
+      const __m256i isum = _mm256_madd_epi16(_mm256_maddubs_epi16(w_abs, x), ones);
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * x_block.d), _mm256_cvtepi32_ps(isum), acc[r]);
+      if (kUnsigned<kDtype>) mins[r] += m * x_block.s;
+    }
+  }
+  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]) + mins[r];
+}
+
+// Rows of x in groups of up to 4 against one weight row.
+template <typename X, template <int> class Kernel>
+void dot_rows(const void* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, int64_t blocks,
+              float* sums) {
+  const X* x = static_cast<const X*>(xq);
+  for (int64_t i = 0; i < m; i += 4) {
+    switch (m - i) {
+      case 1:
+        Kernel<1>::run(x + i * x_stride, x_stride, w_row, blocks, sums + i);
+        break;
+      case 2:
+        Kernel<2>::run(x + i * x_stride, x_stride, w_row, blocks, sums + i);
+        break;
+      case 3:
+        Kernel<3>::run(x + i * x_stride, x_stride, w_row, blocks, sums + i);
+        break;
+      default:
+        Kernel<4>::run(x + i * x_stride, x_stride, w_row, blocks, sums + i);
+        break;
+    }
+  }
+}
+
+template <int R>
+struct Q4K {
+  static constexpr auto run = &dot_q45_k<R, false>;
+};
+template <int R>
+struct Q5K {
+  static constexpr auto run = &dot_q45_k<R, true>;
+};
+template <int R>
+struct Q6K {
+  static constexpr auto run = &dot_q6_k<R>;
+};
+template <int R>
+struct Q2K {
+  static constexpr auto run = &dot_q23_k<R, false>;
+};
+template <int R>
+struct Q3K {
+  static constexpr auto run = &dot_q23_k<R, true>;
+};
+template <int R>
+struct Q41 {
+  static constexpr auto run = &dot_32<R, HWINFER_DTYPE_Q4_1, HWINFER_Q4_1_BLOCK_BYTES>;
+};
+template <int R>
+struct Q50 {
+  static constexpr auto run = &dot_32<R, HWINFER_DTYPE_Q5_0, HWINFER_Q5_0_BLOCK_BYTES>;
+};
+template <int R>
+struct Q51 {
+  static constexpr auto run = &dot_32<R, HWINFER_DTYPE_Q5_1, HWINFER_Q5_1_BLOCK_BYTES>;
+};
+template <int R>
+struct IQ4NL {
+  static constexpr auto run = &dot_32<R, HWINFER_DTYPE_IQ4_NL, HWINFER_IQ4_NL_BLOCK_BYTES>;
+};
+
+}  // namespace
+
+WeightDotFn weight_dot_avx2(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_Q4_K:
+      return &dot_rows<XBlockQ8K, Q4K>;
+    case HWINFER_DTYPE_Q5_K:
+      return &dot_rows<XBlockQ8K, Q5K>;
+    case HWINFER_DTYPE_Q6_K:
+      return &dot_rows<XBlockQ8K, Q6K>;
+    case HWINFER_DTYPE_Q2_K:
+      return &dot_rows<XBlockQ8K, Q2K>;
+    case HWINFER_DTYPE_Q3_K:
+      return &dot_rows<XBlockQ8K, Q3K>;
+    case HWINFER_DTYPE_Q4_1:
+      return &dot_rows<XBlockQ8, Q41>;
+    case HWINFER_DTYPE_Q5_0:
+      return &dot_rows<XBlockQ8, Q50>;
+    case HWINFER_DTYPE_Q5_1:
+      return &dot_rows<XBlockQ8, Q51>;
+    case HWINFER_DTYPE_IQ4_NL:
+      return &dot_rows<XBlockQ8, IQ4NL>;
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace hwinfer::cpu
