@@ -61,14 +61,31 @@ inline int32_t bsum_dot16(const XBlockQ8K& x, __m256i scales16) {
 
 // ---- K-quants: one super-block of 256 against Q8_K x --------------------------------------------
 
-// Q4_K / Q5_K scales and mins of the 8 sub-blocks of 32.
-void k4_scales(const uint8_t* scales, int* sc, int* mn) {
-  for (int s = 0; s < 4; ++s) {
-    sc[s] = scales[s] & 63;
-    mn[s] = scales[s + 4] & 63;
-    sc[s + 4] = (scales[s + 8] & 15) | ((scales[s] >> 6) << 4);
-    mn[s + 4] = (scales[s + 8] >> 4) | ((scales[s + 4] >> 6) << 4);
-  }
+// Q4_K / Q5_K's 12 scale bytes -> the 8 six-bit scales (bytes 0-7 of the result) and the 8 mins
+// (bytes 8-15), four sub-blocks per 32-bit word: sub-blocks 0-3 keep the low six bits of bytes
+// 0-3 (scales) and 4-7 (mins); sub-blocks 4-7 take the nibbles of bytes 8-11 as low bits and the
+// top two bits of bytes 0-3 / 4-7 as high bits.
+inline __m128i k4_scales_mins(const uint8_t* scales) {
+  uint32_t word[3];
+  std::memcpy(word, scales, sizeof(word));
+  constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
+  const uint32_t sc_lo = word[0] & kLow6, mn_lo = word[1] & kLow6;
+  const uint32_t sc_hi = (word[2] & kLow4) | (((word[0] >> 6) & kTop2) << 4);
+  const uint32_t mn_hi = ((word[2] >> 4) & kLow4) | (((word[1] >> 6) & kTop2) << 4);
+  return _mm_setr_epi32(static_cast<int>(sc_lo), static_cast<int>(sc_hi), static_cast<int>(mn_lo),
+                        static_cast<int>(mn_hi));
+}
+
+// sum_j mins[j] * (bsums[2 j] + bsums[2 j + 1]): the 8 mins (int16) against x's sums over each
+// 32-value sub-block.
+inline int32_t mins_dot(__m128i mins16, const XBlockQ8K& x) {
+  const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.bsums));
+  const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.bsums + 8));
+  const __m128i pairs = _mm_hadd_epi16(lo, hi);  // sums of 32 values: at most 4064
+  __m128i s = _mm_madd_epi16(mins16, pairs);
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+  return _mm_cvtsi128_si32(s);
 }
 
 // Q4_K (kQ5 false) and Q5_K: d sum_s sc_s sum q x - dmin sum_s mn_s sum x.
@@ -85,8 +102,10 @@ void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * kBytes;
     const float d = half_at(block), dmin = half_at(block + 2);
-    int sc[8], mn[8];
-    k4_scales(block + 4, sc, mn);
+    const __m128i scales_mins = k4_scales_mins(block + 4);
+    const __m128i mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(scales_mins, 8));
+    alignas(16) uint8_t sc[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(sc), scales_mins);
     const uint8_t* qs = block + (kQ5 ? 48 : 16);
     __m256i q[8];  // values 32 t .. 32 t + 31, unsigned
     const __m256i qh = kQ5 ? load32(block + 16) : _mm256_setzero_si256();
@@ -99,13 +118,6 @@ void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
         q[2 * c + 1] = _mm256_or_si256(q[2 * c + 1], fifth_bit(qh, 2 * c + 1));
       }
     }
-    const __m256i mins16 = _mm256_setr_epi16(
-        static_cast<int16_t>(mn[0]), static_cast<int16_t>(mn[0]), static_cast<int16_t>(mn[1]),
-        static_cast<int16_t>(mn[1]), static_cast<int16_t>(mn[2]), static_cast<int16_t>(mn[2]),
-        static_cast<int16_t>(mn[3]), static_cast<int16_t>(mn[3]), static_cast<int16_t>(mn[4]),
-        static_cast<int16_t>(mn[4]), static_cast<int16_t>(mn[5]), static_cast<int16_t>(mn[5]),
-        static_cast<int16_t>(mn[6]), static_cast<int16_t>(mn[6]), static_cast<int16_t>(mn[7]),
-        static_cast<int16_t>(mn[7]));
     for (int r = 0; r < R; ++r) {
       const XBlockQ8K& x = xq[r * x_stride + b];
       __m256i isum = _mm256_setzero_si256();
@@ -115,7 +127,7 @@ void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
                              _mm256_set1_epi16(static_cast<int16_t>(sc[t]))));
       }
       acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * x.d), _mm256_cvtepi32_ps(isum), acc[r]);
-      mins_acc[r] += dmin * x.d * static_cast<float>(bsum_dot16(x, mins16));
+      mins_acc[r] += dmin * x.d * static_cast<float>(mins_dot(mins16, x));
     }
   }
   for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]) - mins_acc[r];
