@@ -35,10 +35,12 @@ inline __m256i scaled_dot(__m256i u, __m256i x, __m256i scales) {
   return _mm256_madd_epi16(_mm256_maddubs_epi16(u, x), scales);
 }
 
-// Lanes 0-7 (values 0..15 of a 32-value run) get |a|, lanes 8-15 (values 16..31) get |b|.
-inline __m256i two_scales(int a, int b) {
-  return _mm256_setr_m128i(_mm_set1_epi16(static_cast<int16_t>(a)),
-                           _mm_set1_epi16(static_cast<int16_t>(b)));
+// The scales of run t (values 32 t .. 32 t + 31) from |scales16| (sub-block s of 16 values in
+// int16 lane s): lanes 0-7 (values 0..15 of the run) get sub-block 2 t, lanes 8-15 get 2 t + 1.
+inline __m256i run_scales(__m256i scales16, int t) {
+  const __m256i pair = _mm256_permutevar8x32_epi32(scales16, _mm256_set1_epi32(t));
+  const __m256i pick = _mm256_setr_m128i(_mm_set1_epi16(0x0100), _mm_set1_epi16(0x0302));
+  return _mm256_shuffle_epi8(pair, pick);
 }
 
 inline __m256i nibbles_lo(__m256i v) { return _mm256_and_si256(v, _mm256_set1_epi8(0x0f)); }
@@ -53,10 +55,11 @@ inline __m256i fifth_bit(__m256i bits, int bit) {
                           _mm256_set1_epi8(0x10));
 }
 
-// sum_s scales[s] * bsums[s] over the 16 sub-blocks of 16 (scales as 16 int16).
-inline int32_t bsum_dot16(const XBlockQ8K& x, __m256i scales16) {
+// scales[s] * bsums[s] over the 16 sub-blocks of 16 (scales as 16 int16), summed in pairs: 8
+// int32 whose sum is sum_s scales[s] bsums[s].
+inline __m256i bsum_products(const XBlockQ8K& x, __m256i scales16) {
   const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  return horizontal_sum_i32(_mm256_madd_epi16(bsums, scales16));
+  return _mm256_madd_epi16(bsums, scales16);
 }
 
 // ---- K-quants: one super-block of 256 against Q8_K x --------------------------------------------
@@ -76,16 +79,13 @@ inline __m128i k4_scales_mins(const uint8_t* scales) {
                         static_cast<int>(mn_hi));
 }
 
-// sum_j mins[j] * (bsums[2 j] + bsums[2 j + 1]): the 8 mins (int16) against x's sums over each
-// 32-value sub-block.
-inline int32_t mins_dot(__m128i mins16, const XBlockQ8K& x) {
+// mins[j] * (bsums[2 j] + bsums[2 j + 1]) (the 8 mins as int16 against x's sums over each
+// 32-value sub-block), summed in pairs: 4 int32 whose sum is the mins' dot product.
+inline __m128i mins_products(__m128i mins16, const XBlockQ8K& x) {
   const __m128i lo = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.bsums));
   const __m128i hi = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.bsums + 8));
   const __m128i pairs = _mm_hadd_epi16(lo, hi);  // sums of 32 values: at most 4064
-  __m128i s = _mm_madd_epi16(mins16, pairs);
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-  return _mm_cvtsi128_si32(s);
+  return _mm_madd_epi16(mins16, pairs);
 }
 
 // Q4_K (kQ5 false) and Q5_K: d sum_s sc_s sum q x - dmin sum_s mn_s sum x.
@@ -94,10 +94,10 @@ void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
                float* sums) {
   constexpr int64_t kBytes = kQ5 ? HWINFER_Q5_K_BLOCK_BYTES : HWINFER_Q4_K_BLOCK_BYTES;
   __m256 acc[R];
-  float mins_acc[R];
+  __m128 mins_acc[R];
   for (int r = 0; r < R; ++r) {
     acc[r] = _mm256_setzero_ps();
-    mins_acc[r] = 0.0f;
+    mins_acc[r] = _mm_setzero_ps();
   }
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * kBytes;
@@ -127,21 +127,22 @@ void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
                              _mm256_set1_epi16(static_cast<int16_t>(sc[t]))));
       }
       acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * x.d), _mm256_cvtepi32_ps(isum), acc[r]);
-      mins_acc[r] += dmin * x.d * static_cast<float>(mins_dot(mins16, x));
+      mins_acc[r] = _mm_fmadd_ps(_mm_set1_ps(dmin * x.d), _mm_cvtepi32_ps(mins_products(mins16, x)),
+                                 mins_acc[r]);
     }
   }
-  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]) - mins_acc[r];
+  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]) - horizontal_sum(mins_acc[r]);
 }
 
 // Q6_K: d sum_s sc_s sum (q - 32) x, q = 4 low bits | 2 high bits << 4.
 template <int R>
 void dot_q6_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
               float* sums) {
-  float acc[R] = {};
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
   const __m256i three = _mm256_set1_epi8(3);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * HWINFER_Q6_K_BLOCK_BYTES;
-    const auto* sc = reinterpret_cast<const int8_t*>(block + 192);
     const float d = half_at(block + 208);
     __m256i q[8];  // values 32 t .. 32 t + 31, unsigned 0..63
     for (int h = 0; h < 2; ++h) {
@@ -156,19 +157,38 @@ void dot_q6_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64
       q[4 * h + 3] = _mm256_or_si256(nibbles_hi(ql_b), high(6));
     }
     const __m256i scales16 =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sc)));
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192)));
     for (int r = 0; r < R; ++r) {
       const XBlockQ8K& x = xq[r * x_stride + b];
       __m256i isum = _mm256_setzero_si256();
       for (int t = 0; t < 8; ++t) {
         const __m256i x_t = load32(reinterpret_cast<const uint8_t*>(x.q + 32 * t));
-        isum = _mm256_add_epi32(isum, scaled_dot(q[t], x_t, two_scales(sc[2 * t], sc[2 * t + 1])));
+        isum = _mm256_add_epi32(isum, scaled_dot(q[t], x_t, run_scales(scales16, t)));
       }
-      const int32_t offset = 32 * bsum_dot16(x, scales16);
-      acc[r] += d * x.d * static_cast<float>(horizontal_sum_i32(isum) - offset);
+      // The -32 every value carries: 32 sum_s sc_s bsums_s, taken out lane by lane.
+      isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(bsum_products(x, scales16), 5));
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * x.d), _mm256_cvtepi32_ps(isum), acc[r]);
     }
   }
-  for (int r = 0; r < R; ++r) sums[r] = acc[r];
+  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]);
+}
+
+// Q3_K's 12 scale bytes -> the 16 six-bit scales minus 32, as int16: sub-blocks 4 w .. 4 w + 3
+// take their low four bits from the low (w < 2) or high nibbles of bytes 4 (w % 2) .. +3 and their
+// high two bits from bits 2 w .. 2 w + 1 of bytes 8-11.
+inline __m256i q3_k_scales(const uint8_t* scales) {
+  uint32_t word[3];
+  std::memcpy(word, scales, sizeof(word));
+  constexpr uint32_t kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
+  uint32_t out[4];
+  for (int w = 0; w < 4; ++w) {
+    const uint32_t low = (word[w % 2] >> (4 * (w / 2))) & kLow4;
+    out[w] = low | (((word[2] >> (2 * w)) & kTop2) << 4);
+  }
+  // From registers: four 32-bit stores then one 128-bit load would stall store forwarding.
+  const __m128i bytes = _mm_setr_epi32(static_cast<int>(out[0]), static_cast<int>(out[1]),
+                                       static_cast<int>(out[2]), static_cast<int>(out[3]));
+  return _mm256_cvtepi8_epi16(_mm_sub_epi8(bytes, _mm_set1_epi8(32)));
 }
 
 // Q2_K (kQ3 false): d sum_s sc_s sum q x - dmin sum_s mn_s sum x, q 2 bits, 4-bit sc and mn.
@@ -177,27 +197,22 @@ template <int R, bool kQ3>
 void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
                float* sums) {
   constexpr int64_t kBytes = kQ3 ? HWINFER_Q3_K_BLOCK_BYTES : HWINFER_Q2_K_BLOCK_BYTES;
-  float acc[R] = {};
-  const __m256i three = _mm256_set1_epi8(3);
+  __m256 acc[R], mins[R];  // sum d x.d (q . x), sum dmin x.d (mn . bsums)
+  for (int r = 0; r < R; ++r) acc[r] = mins[r] = _mm256_setzero_ps();
+  const __m256i three = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * kBytes;
     const uint8_t* qs = block + (kQ3 ? 32 : 16);
-    int16_t sc[16], mn[16];
+    __m256i sc16, mn16;  // int16 per sub-block of 16
     float d = 0.0f, dmin = 0.0f;
     if (kQ3) {
-      const uint8_t* scales = block + 96;
-      for (int s = 0; s < 16; ++s) {
-        const int low = s < 8 ? scales[s] & 15 : scales[s - 8] >> 4;
-        const int high = (scales[8 + s % 4] >> (2 * (s / 4))) & 3;
-        sc[s] = static_cast<int16_t>((low | (high << 4)) - 32);
-        mn[s] = 0;
-      }
+      sc16 = q3_k_scales(block + 96);
+      mn16 = _mm256_setzero_si256();
       d = half_at(block + 108);
     } else {
-      for (int s = 0; s < 16; ++s) {
-        sc[s] = static_cast<int16_t>(block[s] & 15);
-        mn[s] = static_cast<int16_t>(block[s] >> 4);
-      }
+      const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block));
+      sc16 = _mm256_cvtepu8_epi16(_mm_and_si128(packed, _mm_set1_epi8(15)));
+      mn16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(15)));
       d = half_at(block + 80);
       dmin = half_at(block + 82);
     }
@@ -207,31 +222,30 @@ void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
       const __m256i v = load32(qs + 32 * h);
       for (int j = 0; j < 4; ++j) {
         __m256i crumbs = _mm256_and_si256(_mm256_srli_epi16(v, 2 * j), three);
-        if (kQ3) {
-          const __m256i bit = _mm256_set1_epi8(static_cast<char>(1 << (4 * h + j)));
-          const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(hmask, bit), bit);
-          crumbs = _mm256_or_si256(crumbs, _mm256_and_si256(set, _mm256_set1_epi8(4)));
+        if (kQ3) {  // bit 4 h + j of each hmask byte, moved to bit 2
+          const __m256i bit = _mm256_and_si256(_mm256_srli_epi16(hmask, 4 * h + j), one);
+          crumbs = _mm256_or_si256(crumbs, _mm256_slli_epi16(bit, 2));
         }
         q[4 * h + j] = crumbs;
       }
     }
-    const __m256i sc16 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sc));
-    const __m256i mn16 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(mn));
     for (int r = 0; r < R; ++r) {
       const XBlockQ8K& x = xq[r * x_stride + b];
       __m256i isum = _mm256_setzero_si256();
       for (int t = 0; t < 8; ++t) {
         const __m256i x_t = load32(reinterpret_cast<const uint8_t*>(x.q + 32 * t));
-        isum = _mm256_add_epi32(isum, scaled_dot(q[t], x_t, two_scales(sc[2 * t], sc[2 * t + 1])));
+        isum = _mm256_add_epi32(isum, scaled_dot(q[t], x_t, run_scales(sc16, t)));
       }
-      // Q3_K: every value carries +4 the type subtracts; Q2_K: the mins.
-      const int32_t offset = kQ3 ? 4 * bsum_dot16(x, sc16) : 0;
-      float total = d * static_cast<float>(horizontal_sum_i32(isum) - offset);
-      if (!kQ3) total -= dmin * static_cast<float>(bsum_dot16(x, mn16));
-      acc[r] += x.d * total;
+      if (kQ3) {  // every value carries the +4 the type subtracts
+        isum = _mm256_sub_epi32(isum, _mm256_slli_epi32(bsum_products(x, sc16), 2));
+      } else {
+        mins[r] = _mm256_fmadd_ps(_mm256_set1_ps(dmin * x.d),
+                                  _mm256_cvtepi32_ps(bsum_products(x, mn16)), mins[r]);
+      }
+      acc[r] = _mm256_fmadd_ps(_mm256_set1_ps(d * x.d), _mm256_cvtepi32_ps(isum), acc[r]);
     }
   }
-  for (int r = 0; r < R; ++r) sums[r] = acc[r];
+  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(_mm256_sub_ps(acc[r], mins[r]));
 }
 
 // ---- 32-value blocks against XBlockQ8 -----------------------------------------------------------
