@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gguf_edit.h"
+#include "hwinfer/plugin.h"
 
 namespace {
 
@@ -64,6 +65,11 @@ bool WriteModels(const std::string& tiny, const fs::path& dir) {
   if (!Check(aliased.status(), "aliased-tensors.gguf")) return false;
   ok &= hwinfer::test::AliasTensorData(*aliased, "blk.0.attn_v.weight", "blk.0.attn_k.weight");
   WriteText(dir / "aliased-tensors.gguf", std::string(aliased->begin(), aliased->end()));
+  // F32 data labelled Q4_K (issue 15): the type says 36864 bytes, the data holds 262144.
+  auto retyped = hwinfer::test::EditedGguf(tiny, [](auto&, auto&) {});
+  if (!Check(retyped.status(), "q4k-label-on-f32.gguf")) return false;
+  ok &= hwinfer::test::SetTensorType(*retyped, "blk.0.attn_q.weight", HWINFER_DTYPE_Q4_K);
+  WriteText(dir / "q4k-label-on-f32.gguf", std::string(retyped->begin(), retyped->end()));
   return ok;
 }
 

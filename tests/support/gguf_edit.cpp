@@ -89,4 +89,13 @@ bool AliasTensorData(std::vector<uint8_t>& bytes, const std::string& alias,
   return true;
 }
 
+bool SetTensorType(std::vector<uint8_t>& bytes, const std::string& name, uint32_t type) {
+  auto file = GgufFile::Parse(bytes.data(), bytes.size(), "retype.gguf");
+  if (!file.ok()) return false;
+  size_t offset_field = 0;
+  if (!OffsetFieldOf(bytes, **file, name, &offset_field)) return false;
+  std::memcpy(bytes.data() + offset_field - 4, &type, 4);  // the type precedes the offset
+  return true;
+}
+
 }  // namespace hwinfer::test

@@ -44,4 +44,8 @@ void FillF32(TensorCopy& tensor, float value);
 bool AliasTensorData(std::vector<uint8_t>& bytes, const std::string& alias,
                      const std::string& target);
 
+// Sets the GGML type of tensor |name| in the serialized |bytes| without touching its dims or data
+// (a file whose type does not match its data). False when the tensor is not found.
+bool SetTensorType(std::vector<uint8_t>& bytes, const std::string& name, uint32_t type);
+
 }  // namespace hwinfer::test

@@ -287,6 +287,20 @@ TEST(GgufReader, SuperBlockTypesNeedWholeSuperBlocksAndTheirBytes) {
                                            "end of the file (128 bytes)"));
 }
 
+// F32 data labelled Q4_K: the dims still hold whole super-blocks, but the type says 288 bytes
+// where the tensor has 2048 before the next one.
+TEST(GgufReader, ATypeThatDoesNotMatchTheDataIsRejected) {
+  static const std::vector<float> kValues(512, 0.5f);
+  GgufWriter writer;
+  ASSERT_TRUE(writer.AddTensor("w", HWINFER_DTYPE_F32, {256, 2}, kValues.data(), 2048).ok());
+  ASSERT_TRUE(writer.AddTensor("v", HWINFER_DTYPE_F32, {256, 2}, kValues.data(), 2048).ok());
+  std::vector<uint8_t> bytes = writer.Serialize().value();
+  ASSERT_TRUE(test::SetTensorType(bytes, "w", HWINFER_DTYPE_Q4_K));
+  EXPECT_THAT(ParseError(bytes),
+              HasSubstr("x.gguf: tensor 'w' is Q4_K of 288 bytes, but its data runs 2048 bytes up "
+                        "to tensor 'v': its type or shape does not match its data"));
+}
+
 TEST(GgufReader, MisalignedOffsetNamesTheOffset) {
   std::vector<uint8_t> bytes = MinimalFile();
   Patch<uint64_t>(&bytes, 57, 4);

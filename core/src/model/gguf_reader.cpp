@@ -106,7 +106,7 @@ class GgufFile::Parser {
     for (const GgufTensorInfo& tensor : file_->tensors_) {
       HWINFER_RETURN_IF_ERROR(CheckTensorData(tensor));
     }
-    return CheckNoOverlap();
+    return CheckTensorsPacked();
   }
 
  private:
@@ -344,8 +344,11 @@ class GgufFile::Parser {
     return Status::Ok();
   }
 
-  // Two tensors sharing bytes would alias weights no writer (gguf-py, llama.cpp) ever aliases.
-  Status CheckNoOverlap() const {
+  // Two tensors sharing bytes would alias weights no writer (gguf-py, llama.cpp) ever aliases;
+  // and writers pack tensors, padding each to the alignment, so a gap of a whole alignment or more
+  // after a tensor means its type or shape does not say how many bytes it really has (e.g. F32 data
+  // labelled Q4_K).
+  Status CheckTensorsPacked() const {
     std::vector<const GgufTensorInfo*> by_offset;
     by_offset.reserve(file_->tensors_.size());
     for (const GgufTensorInfo& tensor : file_->tensors_) by_offset.push_back(&tensor);
@@ -363,6 +366,15 @@ class GgufFile::Parser {
                                before.name + "' [offset " + std::to_string(before.offset_bytes) +
                                ", " + std::to_string(before.size_bytes) +
                                " bytes]; every tensor needs bytes of its own");
+      }
+      const uint64_t gap = tensor.offset_bytes - (before.offset_bytes + before.size_bytes);
+      if (gap >= file_->alignment_) {
+        const char* type = GgmlTypeName(before.ggml_type);
+        return InvalidArgument(file_->name_ + ": tensor '" + before.name + "' is " +
+                               (type != nullptr ? type : "?") + " of " +
+                               std::to_string(before.size_bytes) + " bytes, but its data runs " +
+                               std::to_string(gap + before.size_bytes) + " bytes up to tensor '" +
+                               tensor.name + "': its type or shape does not match its data");
       }
     }
     return Status::Ok();
