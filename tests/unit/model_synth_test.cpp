@@ -34,7 +34,7 @@ ModelShape TinyShape() {
 std::string Synth(uint32_t type, uint64_t seed, const std::string& name) {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   cli::SynthOptions options;
-  options.weight_type = type;
+  options.weights = cli::UniformWeights(type);
   options.seed = seed;
   Status status = cli::SynthesizeModel(TinyShape(), options, path);
   EXPECT_TRUE(status.ok()) << status.ToString();
@@ -109,11 +109,47 @@ TEST(ModelSynth, RandomWeightsKeepTheForwardPassFinite) {
   }
 }
 
+// q4_k_m mixes types as llama.cpp's recipe does: Q4_K everywhere but output.weight and the
+// attn_v / ffn_down of the layers use_more_bits picks (of 8 layers: 0, 3, 6, 7), in Q6_K.
+TEST(ModelSynth, Q4KMMixesTypesAsLlamaCppsRecipe) {
+  ModelShape shape = TinyShape();
+  shape.d_model = 256;
+  shape.ffn_dim = 512;
+  shape.n_layers = 8;
+  auto recipe = cli::ParseWeightType("q4_k_m");
+  ASSERT_TRUE(recipe.ok()) << recipe.status().ToString();
+  cli::SynthOptions options;
+  options.weights = *recipe;
+  const std::string path = (std::filesystem::temp_directory_path() / "synth-q4km.gguf").string();
+  ASSERT_TRUE(cli::SynthesizeModel(shape, options, path).ok());
+  auto file = GgufFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto type_of = [&](const std::string& name) { return (*file)->FindTensor(name)->ggml_type; };
+  EXPECT_EQ(type_of("token_embd.weight"), HWINFER_DTYPE_Q4_K);
+  EXPECT_EQ(type_of("output.weight"), HWINFER_DTYPE_Q6_K);
+  for (int layer = 0; layer < 8; ++layer) {
+    const std::string p = "blk." + std::to_string(layer) + ".";
+    const uint32_t more = (layer == 0 || layer == 3 || layer == 6 || layer == 7)
+                              ? HWINFER_DTYPE_Q6_K
+                              : HWINFER_DTYPE_Q4_K;
+    EXPECT_EQ(type_of(p + "attn_v.weight"), more) << layer;
+    EXPECT_EQ(type_of(p + "ffn_down.weight"), more) << layer;
+    EXPECT_EQ(type_of(p + "attn_q.weight"), HWINFER_DTYPE_Q4_K) << layer;
+    EXPECT_EQ(type_of(p + "attn_norm.weight"), HWINFER_DTYPE_F32) << layer;
+  }
+  EXPECT_EQ(std::get<uint64_t>((*file)->Find("general.file_type")->data), 15u);  // Q4_K_M
+  // The 64-wide tiny shape cannot hold 256-value super-blocks: a clear error, not a bad file.
+  Status narrow = cli::SynthesizeModel(TinyShape(), options, path);
+  EXPECT_EQ(narrow.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(narrow.message().find("multiples of 256 for Q4_K"), std::string::npos)
+      << narrow.ToString();
+}
+
 TEST(ModelSynth, RejectsTooSmallVocabularyAndUnknownType) {
   ModelShape shape = TinyShape();
   shape.vocab_size = 100;
   cli::SynthOptions options;
-  options.weight_type = HWINFER_DTYPE_F16;
+  options.weights = cli::UniformWeights(HWINFER_DTYPE_F16);
   Status status = cli::SynthesizeModel(shape, options, "/tmp/unused.gguf");
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("vocab_size 100"), std::string::npos);

@@ -27,11 +27,19 @@ std::string BenchCacheDir(const std::string& configured) {
   return "/tmp/hwinfer-cache";
 }
 
+// Bytes per weight of |type| (F16 / BF16 2, F32 4, a block type its block bytes per value).
+double BytesPerWeight(uint32_t type) {
+  if (hwinfer_dtype_block_values(type) != 0) {
+    return static_cast<double>(hwinfer_dtype_block_bytes(type)) / hwinfer_dtype_block_values(type);
+  }
+  return type == HWINFER_DTYPE_F32 ? 4.0 : 2.0;
+}
+
 StatusOr<std::string> ResolveBenchModel(const ModelSource& source) {
   if (!source.path.empty()) return source.path;
   if (source.shape.empty()) return InvalidArgument("model: needs `path` or `shape`");
   HWINFER_ASSIGN_OR_RETURN(const ModelShape shape, LoadModelShape(source.shape));
-  HWINFER_ASSIGN_OR_RETURN(const uint32_t type, ParseWeightType(source.type));
+  HWINFER_ASSIGN_OR_RETURN(const WeightRecipe weights, ParseWeightType(source.type));
   const bool dummy = source.weights == ModelSource::Weights::kDummy;
   const std::filesystem::path dir =
       std::filesystem::path(BenchCacheDir(source.cache_dir)) / "models";
@@ -57,14 +65,11 @@ StatusOr<std::string> ResolveBenchModel(const ModelSource& source) {
   if (!dummy) {
     fmt::print(stderr, "hwinfer: synthesising {} ({}, {:.1f} MB, random weights) into {}\n",
                shape.name, source.type,
-               static_cast<double>(shape.TotalParams()) * 1e-6 *
-                   (type == HWINFER_DTYPE_Q4_0   ? 0.5625
-                    : type == HWINFER_DTYPE_Q8_0 ? 1.0625
-                                                 : 2.0),
+               static_cast<double>(shape.TotalParams()) * 1e-6 * BytesPerWeight(weights.matrices),
                file.string());
   }
   SynthOptions options;
-  options.weight_type = type;
+  options.weights = weights;
   options.zero_weights = dummy;
   const std::string temp = fmt::format("{}.tmp{}", file.string(), getpid());
   Status written = SynthesizeModel(shape, options, temp);

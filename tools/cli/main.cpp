@@ -189,7 +189,9 @@ void AddModelCommand(CLI::App& app, int& exit_code) {
   CLI::App* synth = model->add_subcommand("synth", "Write a random-weight GGUF model of a shape");
   synth->add_option("--shape", options->shape, "Model shape: a YAML file or a configs/models name")
       ->required();
-  synth->add_option("--type", options->type, "Weight type: f16 | bf16 | q8_0 | q4_0 | f32");
+  synth->add_option("--type", options->type,
+                    "Weight type: f16 | bf16 | q8_0 | q4_0 | q4_k_m | q6_k | f32 (q4_k_m mixes "
+                    "Q4_K and Q6_K as llama.cpp's recipe does)");
   synth->add_option("-o,--output", options->output, "Output .gguf file")->required();
   synth->add_option("--seed", options->seed, "Random seed")->check(SeedValue());
   synth->callback([&exit_code, options] { exit_code = RunSynth(*options); });

@@ -15,7 +15,7 @@ int RunSynth(const SynthCommandOptions& options) {
   auto type = ParseWeightType(options.type);
   if (!type.ok()) return ReportError(type.status());
   SynthOptions synth;
-  synth.weight_type = *type;
+  synth.weights = *type;
   synth.seed = options.seed;
   Status written = SynthesizeModel(*shape, synth, options.output);
   if (!written.ok()) return ReportError(written.WithContext(options.output));

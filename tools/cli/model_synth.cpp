@@ -10,11 +10,12 @@
 #include "hwinfer/plugin.h"
 #include "reference/half.h"
 #include "reference/quantize_blocks.h"
+#include "reference/quantize_k.h"
 
 namespace hwinfer::cli {
 namespace {
 
-// GGML's llama_ftype values for general.file_type.
+// GGML's llama_ftype values for general.file_type of a file all in |weight_type|.
 uint32_t FileType(uint32_t weight_type) {
   switch (weight_type) {
     case HWINFER_DTYPE_F32:
@@ -25,11 +26,18 @@ uint32_t FileType(uint32_t weight_type) {
       return 2;
     case HWINFER_DTYPE_Q8_0:
       return 7;
+    case HWINFER_DTYPE_Q6_K:
+      return 18;
     case HWINFER_DTYPE_BF16:
       return 32;
     default:
       return 0;
   }
+}
+
+// llama.cpp's use_more_bits: the first and last eighth of the layers and every third between.
+bool UsesMoreBits(int64_t layer, int64_t n_layers) {
+  return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
 }
 
 uint64_t SplitMix64(uint64_t& state) {
@@ -79,6 +87,14 @@ std::vector<uint8_t> Encode(const std::vector<float>& values, uint32_t type) {
       reference::quantize_q4_0(values.data(), reinterpret_cast<hwinfer_block_q4_0*>(bytes.data()),
                                n);
       break;
+    case HWINFER_DTYPE_Q4_K:
+      bytes.resize(static_cast<size_t>(n / 256 * HWINFER_Q4_K_BLOCK_BYTES));
+      reference::quantize_q4_k(values.data(), n, bytes.data());
+      break;
+    case HWINFER_DTYPE_Q6_K:
+      bytes.resize(static_cast<size_t>(n / 256 * HWINFER_Q6_K_BLOCK_BYTES));
+      reference::quantize_q6_k(values.data(), n, bytes.data());
+      break;
     default:
       break;
   }
@@ -125,33 +141,44 @@ Status AddTokenizer(GgufWriter& writer, int64_t vocab_size) {
 
 }  // namespace
 
-StatusOr<uint32_t> ParseWeightType(const std::string& name) {
-  if (name == "f32") return HWINFER_DTYPE_F32;
-  if (name == "f16") return HWINFER_DTYPE_F16;
-  if (name == "bf16") return HWINFER_DTYPE_BF16;
-  if (name == "q8_0") return HWINFER_DTYPE_Q8_0;
-  if (name == "q4_0") return HWINFER_DTYPE_Q4_0;
-  return InvalidArgument("weight type '" + name + "' is not one of f16, bf16, q8_0, q4_0, f32");
+WeightRecipe UniformWeights(uint32_t type) { return {type, type, type, FileType(type)}; }
+
+StatusOr<WeightRecipe> ParseWeightType(const std::string& name) {
+  if (name == "f32") return UniformWeights(HWINFER_DTYPE_F32);
+  if (name == "f16") return UniformWeights(HWINFER_DTYPE_F16);
+  if (name == "bf16") return UniformWeights(HWINFER_DTYPE_BF16);
+  if (name == "q8_0") return UniformWeights(HWINFER_DTYPE_Q8_0);
+  if (name == "q4_0") return UniformWeights(HWINFER_DTYPE_Q4_0);
+  if (name == "q6_k") return UniformWeights(HWINFER_DTYPE_Q6_K);
+  if (name == "q4_k_m") {
+    return WeightRecipe{HWINFER_DTYPE_Q4_K, HWINFER_DTYPE_Q6_K, HWINFER_DTYPE_Q6_K, 15};
+  }
+  return InvalidArgument("weight type '" + name +
+                         "' is not one of f16, bf16, q8_0, q4_0, q4_k_m, q6_k, f32");
 }
 
 Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
                        const std::string& path) {
   HWINFER_RETURN_IF_ERROR(shape.Validate());
-  const uint32_t type = options.weight_type;
-  if (FileType(type) == 0 && type != HWINFER_DTYPE_F32) {
-    return InvalidArgument("unsupported weight type " + std::to_string(type));
-  }
-  if ((type == HWINFER_DTYPE_Q8_0 || type == HWINFER_DTYPE_Q4_0) &&
-      (shape.d_model % 32 != 0 || shape.ffn_dim % 32 != 0)) {
-    return InvalidArgument(shape.name + ": d_model and ffn_dim must be multiples of 32 for " +
-                           (type == HWINFER_DTYPE_Q8_0 ? "q8_0" : "q4_0"));
+  const WeightRecipe& recipe = options.weights;
+  for (uint32_t type : {recipe.matrices, recipe.output, recipe.more_bits}) {
+    const bool plain =
+        type == HWINFER_DTYPE_F32 || type == HWINFER_DTYPE_F16 || type == HWINFER_DTYPE_BF16;
+    const int64_t block = hwinfer_dtype_block_values(type);
+    if (!plain && Encode(std::vector<float>(static_cast<size_t>(block)), type).empty()) {
+      return InvalidArgument("unsupported weight type " + std::to_string(type));
+    }
+    if (block != 0 && (shape.d_model % block != 0 || shape.ffn_dim % block != 0)) {
+      return InvalidArgument(shape.name + ": d_model and ffn_dim must be multiples of " +
+                             std::to_string(block) + " for " + GgmlTypeName(type));
+    }
   }
   GgufWriter writer;
   auto u32 = [](int64_t v) { return GgufValue::Uint32(static_cast<uint32_t>(v)); };
   HWINFER_RETURN_IF_ERROR(writer.AddKv("general.architecture", GgufValue::String("llama")));
   HWINFER_RETURN_IF_ERROR(
       writer.AddKv("general.name", GgufValue::String(shape.name + "-synthetic")));
-  HWINFER_RETURN_IF_ERROR(writer.AddKv("general.file_type", GgufValue::Uint32(FileType(type))));
+  HWINFER_RETURN_IF_ERROR(writer.AddKv("general.file_type", GgufValue::Uint32(recipe.file_type)));
   HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.vocab_size", u32(shape.vocab_size)));
   HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.context_length", u32(shape.context_length)));
   HWINFER_RETURN_IF_ERROR(writer.AddKv("llama.embedding_length", u32(shape.d_model)));
@@ -170,34 +197,38 @@ Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
   struct Spec {
     std::string name;
     std::vector<uint64_t> dims;
-    bool norm;
+    uint32_t type;
   };
+  const uint32_t kNorm = HWINFER_DTYPE_F32;
   const auto d = static_cast<uint64_t>(shape.d_model);
   const auto kv = static_cast<uint64_t>(shape.n_kv_heads * shape.head_dim());
   const auto ffn = static_cast<uint64_t>(shape.ffn_dim);
   const auto vocab = static_cast<uint64_t>(shape.vocab_size);
-  std::vector<Spec> specs = {{"token_embd.weight", {d, vocab}, false}};
+  const uint32_t matrix = recipe.matrices;
+  std::vector<Spec> specs = {{"token_embd.weight", {d, vocab}, matrix}};
   for (int64_t l = 0; l < shape.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    specs.push_back({p + "attn_norm.weight", {d}, true});
-    specs.push_back({p + "attn_q.weight", {d, d}, false});
-    specs.push_back({p + "attn_k.weight", {d, kv}, false});
-    specs.push_back({p + "attn_v.weight", {d, kv}, false});
-    specs.push_back({p + "attn_output.weight", {d, d}, false});
-    specs.push_back({p + "ffn_norm.weight", {d}, true});
-    specs.push_back({p + "ffn_gate.weight", {d, ffn}, false});
-    specs.push_back({p + "ffn_up.weight", {d, ffn}, false});
-    specs.push_back({p + "ffn_down.weight", {ffn, d}, false});
+    const uint32_t more = UsesMoreBits(l, shape.n_layers) ? recipe.more_bits : matrix;
+    specs.push_back({p + "attn_norm.weight", {d}, kNorm});
+    specs.push_back({p + "attn_q.weight", {d, d}, matrix});
+    specs.push_back({p + "attn_k.weight", {d, kv}, matrix});
+    specs.push_back({p + "attn_v.weight", {d, kv}, more});
+    specs.push_back({p + "attn_output.weight", {d, d}, matrix});
+    specs.push_back({p + "ffn_norm.weight", {d}, kNorm});
+    specs.push_back({p + "ffn_gate.weight", {d, ffn}, matrix});
+    specs.push_back({p + "ffn_up.weight", {d, ffn}, matrix});
+    specs.push_back({p + "ffn_down.weight", {ffn, d}, more});
   }
-  specs.push_back({"output_norm.weight", {d}, true});
-  specs.push_back({"output.weight", {d, vocab}, false});
+  specs.push_back({"output_norm.weight", {d}, kNorm});
+  specs.push_back({"output.weight", {d, vocab}, recipe.output});
 
   const double a = options.std * std::sqrt(3.0);
   std::vector<std::vector<uint8_t>> data(specs.size());  // alive until WriteFile returns
   for (size_t i = 0; i < specs.size(); ++i) {
     uint64_t n = 1;
     for (uint64_t dim : specs[i].dims) n *= dim;
-    const uint32_t tensor_type = specs[i].norm ? HWINFER_DTYPE_F32 : type;
+    const bool norm = specs[i].dims.size() == 1;
+    const uint32_t tensor_type = specs[i].type;
     if (options.zero_weights) {
       uint64_t block_values = 0, block_bytes = 0;
       GgmlTypeBlock(tensor_type, &block_values, &block_bytes);
@@ -205,9 +236,8 @@ Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
                                                n / block_values * block_bytes));
       continue;
     }
-    std::vector<float> values = specs[i].norm
-                                    ? std::vector<float>(n, 1.0f)
-                                    : RandomValues(n, a, options.seed * 0x100000001b3ull + i);
+    std::vector<float> values = norm ? std::vector<float>(n, 1.0f)
+                                     : RandomValues(n, a, options.seed * 0x100000001b3ull + i);
     data[i] = Encode(values, tensor_type);
     HWINFER_RETURN_IF_ERROR(writer.AddTensor(specs[i].name, tensor_type, specs[i].dims,
                                              data[i].data(), data[i].size()));
