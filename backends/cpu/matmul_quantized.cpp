@@ -225,8 +225,8 @@ void matmul_gemv_format(const MatmulQuantizedProblem& p, const WeightFormat& for
 
 struct QuantizedPackContext {
   const MatmulQuantizedProblem* problem;
-  // Q8_0 / Q4_0 through |dequantize|, the other types through |format|.
-  void (*dequantize)(const uint8_t* w_row, int64_t blocks, float* out);
+  // |dequantize| when |format| is null, else the portable dequantizer of |format|.
+  WeightDequantizeFn dequantize;
   const WeightFormat* format;
   int64_t block_values;
   int64_t block_bytes;
@@ -274,10 +274,21 @@ void matmul_packed(const MatmulQuantizedProblem& p, ThreadPool& pool, GemmIsa is
   f.c_col_stride = p.y_col_stride;
   f.alpha = 1.0f;
   f.beta = 0.0f;
-  const QuantizedPackContext context{
-      &p, p.w_dtype == HWINFER_DTYPE_Q8_0 ? kernels.dequantize_q8_0 : kernels.dequantize_q4_0,
-      weight_format(p.w_dtype), hwinfer_dtype_block_values(p.w_dtype),
-      hwinfer_dtype_block_bytes(p.w_dtype)};
+  // Q8_0 / Q4_0 from |kernels|; the other types' AVX2 dequantizer where there is one, else the
+  // portable one through their format.
+  WeightDequantizeFn dequantize =
+      p.w_dtype == HWINFER_DTYPE_Q8_0 ? kernels.dequantize_q8_0 : kernels.dequantize_q4_0;
+  const WeightFormat* format = weight_format(p.w_dtype);
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  if (format != nullptr && isa == GemmIsa::kAvx2Fma) {
+    if (WeightDequantizeFn fast = weight_dequantize_avx2(p.w_dtype)) {
+      dequantize = fast;
+      format = nullptr;
+    }
+  }
+#endif
+  const QuantizedPackContext context{&p, dequantize, format, hwinfer_dtype_block_values(p.w_dtype),
+                                     hwinfer_dtype_block_bytes(p.w_dtype)};
   gemm_f32_packed_b(f, GemmBPacker{&pack_quantized, &context}, pool, isa);
 }
 

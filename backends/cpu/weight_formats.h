@@ -58,10 +58,13 @@ void dot_weights(const WeightFormat& format, const void* xq, int64_t x_stride, i
 // dot_weights' signature, for one type (xq: XBlockQ8K or XBlockQ8 by the type's format).
 using WeightDotFn = void (*)(const void* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                              int64_t blocks, float* sums);
+// dequantize_weights' signature, for one type.
+using WeightDequantizeFn = void (*)(const uint8_t* w_row, int64_t blocks, float* out);
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
-// The AVX2/FMA/F16C dot product of |dtype| (weight_formats_avx2.cpp), nullptr when it has none.
-// Call only after detect_gemm_isa() returned kAvx2Fma.
+// The AVX2/FMA/F16C dot product / dequantizer of |dtype| (weight_formats_avx2.cpp), nullptr when
+// it has none. Call only after detect_gemm_isa() returned kAvx2Fma.
 WeightDotFn weight_dot_avx2(uint32_t dtype);
+WeightDequantizeFn weight_dequantize_avx2(uint32_t dtype);
 #endif
 
 }  // namespace hwinfer::cpu

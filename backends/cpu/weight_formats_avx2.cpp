@@ -373,7 +373,78 @@ struct IQ4NL {
   static constexpr auto run = &dot_32<R, HWINFER_DTYPE_IQ4_NL, HWINFER_IQ4_NL_BLOCK_BYTES>;
 };
 
+// ---- dequantization (the prefill path packs f32 weight panels) --------------------------------
+
+// out[0:32] = scale * q - min for the 32 unsigned bytes of |q|.
+inline void store_run(__m256i q, float scale, float min, float* out) {
+  const __m256 s = _mm256_set1_ps(scale), m = _mm256_set1_ps(min);
+  const __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
+  const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
+  for (int p = 0; p < 4; ++p) {
+    const __m256 values = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[p]));
+    _mm256_storeu_ps(out + 8 * p, _mm256_fmsub_ps(s, values, m));
+  }
+}
+
+void dequantize_q4_k(const uint8_t* w_row, int64_t blocks, float* out) {
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * HWINFER_Q4_K_BLOCK_BYTES;
+    const float d = half_at(block), dmin = half_at(block + 2);
+    alignas(16) uint8_t scales_mins[16];  // scales 0-7, mins 8-15
+    _mm_store_si128(reinterpret_cast<__m128i*>(scales_mins), k4_scales_mins(block + 4));
+    for (int c = 0; c < 4; ++c) {
+      const __m256i v = load32(block + 16 + 32 * c);
+      for (int half = 0; half < 2; ++half) {
+        const int s = 2 * c + half;
+        store_run(half == 0 ? nibbles_lo(v) : nibbles_hi(v), d * scales_mins[s],
+                  dmin * scales_mins[8 + s], out + 256 * b + 32 * s);
+      }
+    }
+  }
+}
+
+void dequantize_q6_k(const uint8_t* w_row, int64_t blocks, float* out) {
+  const __m256i three = _mm256_set1_epi8(3);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * HWINFER_Q6_K_BLOCK_BYTES;
+    const auto* sc = reinterpret_cast<const int8_t*>(block + 192);
+    const float d = half_at(block + 208);
+    for (int h = 0; h < 2; ++h) {
+      const __m256i ql_a = load32(block + 64 * h), ql_b = load32(block + 64 * h + 32);
+      const __m256i qh = load32(block + 128 + 32 * h);
+      auto high = [&](int shift) {
+        return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, shift), three), 4);
+      };
+      const __m256i q[4] = {
+          _mm256_or_si256(nibbles_lo(ql_a), high(0)), _mm256_or_si256(nibbles_lo(ql_b), high(2)),
+          _mm256_or_si256(nibbles_hi(ql_a), high(4)), _mm256_or_si256(nibbles_hi(ql_b), high(6))};
+      for (int t = 0; t < 4; ++t) {  // values 128 h + 32 t ..: sub-blocks 8 h + 2 t, + 1
+        float* o = out + 256 * b + 128 * h + 32 * t;
+        const int s = 8 * h + 2 * t;
+        alignas(32) float lo_hi[32];
+        store_run(q[t], 1.0f, 32.0f, lo_hi);  // q - 32
+        const __m256 first = _mm256_set1_ps(d * sc[s]), second = _mm256_set1_ps(d * sc[s + 1]);
+        for (int p = 0; p < 4; ++p) {
+          _mm256_storeu_ps(o + 8 * p,
+                           _mm256_mul_ps(p < 2 ? first : second, _mm256_load_ps(lo_hi + 8 * p)));
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
+
+WeightDequantizeFn weight_dequantize_avx2(uint32_t dtype) {
+  switch (dtype) {
+    case HWINFER_DTYPE_Q4_K:
+      return &dequantize_q4_k;
+    case HWINFER_DTYPE_Q6_K:
+      return &dequantize_q6_k;
+    default:
+      return nullptr;
+  }
+}
 
 WeightDotFn weight_dot_avx2(uint32_t dtype) {
   switch (dtype) {
