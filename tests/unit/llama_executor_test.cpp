@@ -14,9 +14,9 @@
 #include <limits>
 #include <numeric>
 
+#include "cpu_device.h"
 #include "gguf_edit.h"
 #include "hwinfer/generate.h"
-#include "cpu_device.h"
 #include "hwinfer/registry.h"
 #include "llama_reference_weights.h"
 #include "model_synth.h"

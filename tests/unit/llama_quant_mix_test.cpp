@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "hwinfer/llama_executor.h"
 #include "cpu_device.h"
+#include "hwinfer/llama_executor.h"
 #include "hwinfer/registry.h"
 #include "llama_reference_weights.h"
 
