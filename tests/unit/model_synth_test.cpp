@@ -13,7 +13,9 @@
 
 #include "hwinfer/gguf.h"
 #include "hwinfer/plugin.h"
+#include "reference/quantize_blocks.h"
 #include "reference/reference_llama.h"
+#include "reference/weight_blocks.h"
 
 namespace hwinfer {
 namespace {
@@ -138,11 +140,45 @@ TEST(ModelSynth, Q4KMMixesTypesAsLlamaCppsRecipe) {
     EXPECT_EQ(type_of(p + "attn_norm.weight"), HWINFER_DTYPE_F32) << layer;
   }
   EXPECT_EQ(std::get<uint64_t>((*file)->Find("general.file_type")->data), 15u);  // Q4_K_M
-  // The 64-wide tiny shape cannot hold 256-value super-blocks: a clear error, not a bad file.
-  Status narrow = cli::SynthesizeModel(TinyShape(), options, path);
+  // Rows that are not whole super-blocks fall back as llama.cpp's tool does: ffn 1280 = 5 x 256
+  // fits, ffn 1408 does not (Q4_K -> Q5_0, Q6_K -> Q8_0 for ffn_down, whose rows are ffn long).
+  shape.ffn_dim = 1408;
+  ASSERT_TRUE(cli::SynthesizeModel(shape, options, path).ok());
+  file = GgufFile::Open(path);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_EQ(type_of("blk.1.ffn_down.weight"), HWINFER_DTYPE_Q5_0);
+  EXPECT_EQ(type_of("blk.0.ffn_down.weight"), HWINFER_DTYPE_Q8_0);  // use_more_bits: Q6_K
+  EXPECT_EQ(type_of("blk.1.ffn_up.weight"), HWINFER_DTYPE_Q4_K);    // rows of d_model = 256
+  // The 64-wide tiny shape cannot hold even the fallback's blocks everywhere: a clear error.
+  ModelShape narrow_shape = TinyShape();
+  narrow_shape.d_model = 48;
+  narrow_shape.n_heads = 3;
+  narrow_shape.n_kv_heads = 1;
+  Status narrow = cli::SynthesizeModel(narrow_shape, options, path);
   EXPECT_EQ(narrow.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(narrow.message().find("multiples of 256 for Q4_K"), std::string::npos)
+  EXPECT_NE(narrow.message().find("token_embd.weight has rows of 48 values, not whole Q5_0 blocks"),
+            std::string::npos)
       << narrow.ToString();
+}
+
+// The Q5_0 fallback reads back as a 5-bit type should (llama.cpp's round-to-nearest: half a step
+// of max|x| / 16, a whole step at the end opposite the largest value, where q stops at 31).
+TEST(ModelSynth, Q5_0FallbackQuantizesWithinFiveBitError) {
+  std::vector<float> x(1024);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37f * static_cast<float>(i));
+  std::vector<uint8_t> blocks(x.size() / 32 * HWINFER_Q5_0_BLOCK_BYTES);
+  reference::quantize_q5_0(x.data(), blocks.data(), static_cast<int64_t>(x.size()));
+  std::vector<float> back(x.size());
+  reference::dequantize_blocks(HWINFER_DTYPE_Q5_0, blocks.data(), static_cast<int64_t>(x.size()),
+                               back.data());
+  double err2 = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(back[i], x[i], 1.0 / 16 * 1.001) << i;
+    err2 += (back[i] - x[i]) * static_cast<double>(back[i] - x[i]);
+  }
+  // Uniform rounding error of a 1/16 step has RMS 1/16/sqrt(12) = 0.018; the clamped end adds a
+  // little.
+  EXPECT_LT(std::sqrt(err2 / static_cast<double>(x.size())), 0.025);
 }
 
 TEST(ModelSynth, RejectsTooSmallVocabularyAndUnknownType) {

@@ -35,6 +35,13 @@ uint32_t FileType(uint32_t weight_type) {
   }
 }
 
+// |type|, or the type llama.cpp's quantize tool falls back to when a row of |row| values does not
+// hold whole 256-value super-blocks (Q4_K -> Q5_0, Q6_K -> Q8_0).
+uint32_t RowCompatibleType(uint32_t type, uint64_t row) {
+  if (hwinfer_dtype_block_values(type) != 256 || row % 256 == 0) return type;
+  return type == HWINFER_DTYPE_Q4_K ? HWINFER_DTYPE_Q5_0 : HWINFER_DTYPE_Q8_0;
+}
+
 // llama.cpp's use_more_bits: the first and last eighth of the layers and every third between.
 bool UsesMoreBits(int64_t layer, int64_t n_layers) {
   return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
@@ -86,6 +93,10 @@ std::vector<uint8_t> Encode(const std::vector<float>& values, uint32_t type) {
       bytes.resize(static_cast<size_t>(n / HWINFER_QK4_0) * sizeof(hwinfer_block_q4_0));
       reference::quantize_q4_0(values.data(), reinterpret_cast<hwinfer_block_q4_0*>(bytes.data()),
                                n);
+      break;
+    case HWINFER_DTYPE_Q5_0:
+      bytes.resize(static_cast<size_t>(n / 32 * HWINFER_Q5_0_BLOCK_BYTES));
+      reference::quantize_q5_0(values.data(), bytes.data(), n);
       break;
     case HWINFER_DTYPE_Q4_K:
       bytes.resize(static_cast<size_t>(n / 256 * HWINFER_Q4_K_BLOCK_BYTES));
@@ -168,10 +179,6 @@ Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
     if (!plain && Encode(std::vector<float>(static_cast<size_t>(block)), type).empty()) {
       return InvalidArgument("unsupported weight type " + std::to_string(type));
     }
-    if (block != 0 && (shape.d_model % block != 0 || shape.ffn_dim % block != 0)) {
-      return InvalidArgument(shape.name + ": d_model and ffn_dim must be multiples of " +
-                             std::to_string(block) + " for " + GgmlTypeName(type));
-    }
   }
   GgufWriter writer;
   auto u32 = [](int64_t v) { return GgufValue::Uint32(static_cast<uint32_t>(v)); };
@@ -222,6 +229,16 @@ Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
   specs.push_back({"output_norm.weight", {d}, kNorm});
   specs.push_back({"output.weight", {d, vocab}, recipe.output});
 
+  for (Spec& spec : specs) {
+    spec.type = RowCompatibleType(spec.type, spec.dims[0]);
+    const uint64_t block = hwinfer_dtype_block_values(spec.type);
+    if (block != 0 && spec.dims[0] % block != 0) {
+      return InvalidArgument(
+          shape.name + ": " + spec.name + " has rows of " + std::to_string(spec.dims[0]) +
+          " values, not whole " + GgmlTypeName(spec.type) + " blocks of " + std::to_string(block) +
+          " (d_model and ffn_dim must be multiples of " + std::to_string(block) + ")");
+    }
+  }
   const double a = options.std * std::sqrt(3.0);
   std::vector<std::vector<uint8_t>> data(specs.size());  // alive until WriteFile returns
   for (size_t i = 0; i < specs.size(); ++i) {

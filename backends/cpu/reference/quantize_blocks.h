@@ -1,6 +1,7 @@
-// quantize_blocks.h — GGUF Q8_0 and Q4_0 block quantization and dequantization, as llama.cpp's
-// reference (quantize_row_q8_0_ref / quantize_row_q4_0_ref): the layouts are plugin.h's
-// hwinfer_block_q8_0 / hwinfer_block_q4_0. Scalar and exact; used to write models
+// quantize_blocks.h — GGUF Q8_0, Q4_0 (and Q5_0) block quantization and dequantization, as
+// llama.cpp's reference (quantize_row_q8_0_ref / quantize_row_q4_0_ref / quantize_row_q5_0_ref):
+// the layouts are plugin.h's hwinfer_block_q8_0 / hwinfer_block_q4_0. Scalar and exact; used to
+// write models
 // (`hwinfer model synth`), to make test inputs and as the oracle of the quantized kernels.
 // Must not change rounding: files written here must read the same in llama.cpp.
 #ifndef HWINFER_BACKENDS_CPU_REFERENCE_QUANTIZE_BLOCKS_H_
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "hwinfer/plugin.h"
 #include "reference/half.h"
@@ -52,6 +54,36 @@ inline void quantize_q4_0(const float* x, hwinfer_block_q4_0* out, int64_t n) {
           std::min(15, static_cast<int>(v[j + HWINFER_QK4_0 / 2] * id + 8.5f)));
       out[b].qs[j] = static_cast<uint8_t>(lo | (hi << 4));
     }
+  }
+}
+
+// |n| values (a multiple of 32) -> n / 32 Q5_0 blocks (22 bytes each, plugin.h's layout), as Q4_0
+// with five bits: the value of largest magnitude m maps to -16, d = m / -16,
+// q = min(31, trunc(x / d + 16.5)); the fifth bit of value j is bit j of qh.
+inline void quantize_q5_0(const float* x, uint8_t* out, int64_t n) {
+  for (int64_t b = 0; b < n / 32; ++b) {
+    const float* v = x + b * 32;
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; ++j) {
+      if (std::fabs(v[j]) > amax) {
+        amax = std::fabs(v[j]);
+        max = v[j];
+      }
+    }
+    const float d = max / -16.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint8_t* block = out + b * HWINFER_Q5_0_BLOCK_BYTES;
+    const uint16_t h = f32_to_f16(d);
+    std::memcpy(block, &h, sizeof(h));
+    uint32_t qh = 0;
+    for (int j = 0; j < 16; ++j) {
+      const int lo = std::min(31, static_cast<int>(v[j] * id + 16.5f));
+      const int hi = std::min(31, static_cast<int>(v[j + 16] * id + 16.5f));
+      block[6 + j] = static_cast<uint8_t>((lo & 15) | ((hi & 15) << 4));
+      qh |= static_cast<uint32_t>(lo >> 4) << j;
+      qh |= static_cast<uint32_t>(hi >> 4) << (j + 16);
+    }
+    std::memcpy(block + 2, &qh, sizeof(qh));
   }
 }
 

@@ -91,7 +91,7 @@ void matmul_quantized_reference(int64_t m, int64_t n, int64_t k, const float* x,
 
 void matmul_quantized_reference_q8_x(int64_t m, int64_t n, int64_t k, const float* x, int64_t ldx,
                                      const void* w, uint32_t w_dtype, int64_t w_row_bytes, float* y,
-                                     int64_t ldy) {
+                                     int64_t ldy, bool binary16_scales) {
   const ActivationFormat format = activation_format_for(w_dtype);
   const int64_t x_block = activation_block_values(format);
   const int64_t w_block = hwinfer_dtype_block_values(w_dtype);
@@ -100,7 +100,7 @@ void matmul_quantized_reference_q8_x(int64_t m, int64_t n, int64_t k, const floa
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t b = 0; b < k / x_block; ++b) {
       xq[static_cast<size_t>(i * (k / x_block) + b)] =
-          quantize_activation_block(format, x + i * ldx + b * x_block);
+          quantize_activation_block(format, x + i * ldx + b * x_block, binary16_scales);
     }
   }
   std::vector<float> w_row(static_cast<size_t>(k));

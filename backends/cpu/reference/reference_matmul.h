@@ -39,9 +39,10 @@ void matmul_quantized_reference(int64_t m, int64_t n, int64_t k, const float* x,
 // (weight_blocks.h: Q8_0, Q8_1 or Q8_K blocks), then summed in double: what an x-quantizing
 // kernel should produce up to f32 rounding; a tighter oracle than the exact product for such
 // kernels, and the one llama.cpp's logits follow.
+// |binary16_scales| false keeps the Q8_0 / Q8_1 scales in f32 (quantize_activation_block).
 void matmul_quantized_reference_q8_x(int64_t m, int64_t n, int64_t k, const float* x, int64_t ldx,
                                      const void* w, uint32_t w_dtype, int64_t w_row_bytes, float* y,
-                                     int64_t ldy);
+                                     int64_t ldy, bool binary16_scales = true);
 
 }  // namespace hwinfer::reference
 

@@ -139,7 +139,8 @@ int64_t activation_block_values(ActivationFormat format) {
   return format == ActivationFormat::kQ8_K ? 256 : 32;
 }
 
-ActivationBlock quantize_activation_block(ActivationFormat format, const float* x) {
+ActivationBlock quantize_activation_block(ActivationFormat format, const float* x,
+                                          bool binary16_scale) {
   ActivationBlock block;
   if (format == ActivationFormat::kQ8_K) {
     float amax = 0.0f, max = 0.0f;  // the value of largest magnitude, with its sign
@@ -166,10 +167,11 @@ ActivationBlock quantize_activation_block(ActivationFormat format, const float* 
     block.q[t] = static_cast<int8_t>(std::lround(x[t] * id));
     sum += block.q[t];
   }
-  block.d = f16_to_f32(f32_to_f16(d));
-  if (format == ActivationFormat::kQ8_1) {
-    block.s = f16_to_f32(f32_to_f16(static_cast<float>(sum) * d));
-  }
+  auto stored = [binary16_scale](float v) {
+    return binary16_scale ? f16_to_f32(f32_to_f16(v)) : v;
+  };
+  block.d = stored(d);
+  if (format == ActivationFormat::kQ8_1) block.s = stored(static_cast<float>(sum) * d);
   return block;
 }
 

@@ -33,8 +33,11 @@ struct ActivationBlock {
 };
 
 // Quantizes one block of x (32 or 256 values by |format|) as llama.cpp's reference quantizers:
-// Q8_0/Q8_1 round half away from zero, Q8_K rounds half to even and clamps to 127.
-ActivationBlock quantize_activation_block(ActivationFormat format, const float* x);
+// Q8_0/Q8_1 round half away from zero, Q8_K rounds half to even and clamps to 127. With
+// |binary16_scale| false, Q8_0/Q8_1 keep d (and s) in f32: the same integers, the scale a backend
+// that never stores the blocks may keep (the GPU plugins do).
+ActivationBlock quantize_activation_block(ActivationFormat format, const float* x,
+                                          bool binary16_scale = true);
 
 // Values per block of |format| (32 or 256).
 int64_t activation_block_values(ActivationFormat format);
