@@ -6,8 +6,6 @@
 
 #include <immintrin.h>
 
-#include <cstdint>
-
 namespace hwinfer::cpu {
 
 // The sum of the 4 floats of |v|.
@@ -20,14 +18,6 @@ static inline float horizontal_sum(__m128 v) {
 // The sum of the 8 floats of |v|.
 static inline float horizontal_sum(__m256 v) {
   return horizontal_sum(_mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1)));
-}
-
-// The sum of the 8 int32 of |v| (wrapping).
-static inline int32_t horizontal_sum_i32(__m256i v) {
-  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-  return _mm_cvtsi128_si32(s);
 }
 
 }  // namespace hwinfer::cpu

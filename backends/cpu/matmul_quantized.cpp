@@ -168,17 +168,6 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
   });
 }
 
-// The AVX2 dot product of |dtype| when |isa| allows it, else nullptr (the portable one runs).
-WeightDotFn avx2_dot(uint32_t dtype, GemmIsa isa) {
-#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
-  if (isa == GemmIsa::kAvx2Fma) return weight_dot_avx2(dtype);
-#else
-  (void)dtype;
-  (void)isa;
-#endif
-  return nullptr;
-}
-
 // The decode path for the types of weight_formats.h: x quantized to the format's activation
 // blocks (XBlockQ8 through |kernels|, or XBlockQ8K), then one pass over the weights.
 void matmul_gemv_format(const MatmulQuantizedProblem& p, const WeightFormat& format,
@@ -204,18 +193,13 @@ void matmul_gemv_format(const MatmulQuantizedProblem& p, const WeightFormat& for
     }
   }
   const int64_t w_blocks = p.k / format.block_values;
-  const WeightDotFn fast_dot = avx2_dot(format.dtype, isa);
+  const WeightDotFn dot = weight_dot(format.dtype, isa);
   const int64_t per_item = gemv_rows_per_item(p, pool);
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
     float sums[kMatmulQuantizedGemvMaxM];
     for (int64_t j = item * per_item; j < j_end; ++j) {
-      const uint8_t* w_row = p.w + j * p.w_row_bytes;
-      if (fast_dot != nullptr) {
-        fast_dot(base, x_blocks, p.m, w_row, w_blocks, sums);
-      } else {
-        dot_weights(format, base, x_blocks, p.m, w_row, w_blocks, sums);
-      }
+      dot(base, x_blocks, p.m, p.w + j * p.w_row_bytes, w_blocks, sums);
       for (int64_t i = 0; i < p.m; ++i) p.y[i * p.y_row_stride + j * p.y_col_stride] = sums[i];
     }
   });
@@ -225,9 +209,7 @@ void matmul_gemv_format(const MatmulQuantizedProblem& p, const WeightFormat& for
 
 struct QuantizedPackContext {
   const MatmulQuantizedProblem* problem;
-  // |dequantize| when |format| is null, else the portable dequantizer of |format|.
   WeightDequantizeFn dequantize;
-  const WeightFormat* format;
   int64_t block_values;
   int64_t block_bytes;
 };
@@ -247,11 +229,7 @@ void pack_quantized(const void* context, int64_t col0, int64_t cols, int64_t l0,
     const int64_t valid = std::min(nr, cols - j);
     for (int64_t jj = 0; jj < valid; ++jj) {
       const uint8_t* blocks_at = p.w + (col0 + j + jj) * p.w_row_bytes + first * ctx.block_bytes;
-      if (ctx.format != nullptr) {
-        dequantize_weights(*ctx.format, blocks_at, blocks, column);
-      } else {
-        ctx.dequantize(blocks_at, blocks, column);
-      }
+      ctx.dequantize(blocks_at, blocks, column);
       for (int64_t l = 0; l < kc; ++l) panel[l * nr + jj] = range[l];
     }
     for (int64_t l = 0; l < kc; ++l) {
@@ -274,20 +252,12 @@ void matmul_packed(const MatmulQuantizedProblem& p, ThreadPool& pool, GemmIsa is
   f.c_col_stride = p.y_col_stride;
   f.alpha = 1.0f;
   f.beta = 0.0f;
-  // Q8_0 / Q4_0 from |kernels|; the other types' AVX2 dequantizer where there is one, else the
-  // portable one through their format.
-  WeightDequantizeFn dequantize =
-      p.w_dtype == HWINFER_DTYPE_Q8_0 ? kernels.dequantize_q8_0 : kernels.dequantize_q4_0;
-  const WeightFormat* format = weight_format(p.w_dtype);
-#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
-  if (format != nullptr && isa == GemmIsa::kAvx2Fma) {
-    if (WeightDequantizeFn fast = weight_dequantize_avx2(p.w_dtype)) {
-      dequantize = fast;
-      format = nullptr;
-    }
-  }
-#endif
-  const QuantizedPackContext context{&p, dequantize, format, hwinfer_dtype_block_values(p.w_dtype),
+  // Q8_0 / Q4_0 from |kernels|, the other types from weight_formats.h.
+  const WeightDequantizeFn dequantize = weight_format(p.w_dtype) != nullptr
+                                            ? weight_dequantize(p.w_dtype, isa)
+                                        : p.w_dtype == HWINFER_DTYPE_Q8_0 ? kernels.dequantize_q8_0
+                                                                          : kernels.dequantize_q4_0;
+  const QuantizedPackContext context{&p, dequantize, hwinfer_dtype_block_values(p.w_dtype),
                                      hwinfer_dtype_block_bytes(p.w_dtype)};
   gemm_f32_packed_b(f, GemmBPacker{&pack_quantized, &context}, pool, isa);
 }

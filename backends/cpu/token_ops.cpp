@@ -174,7 +174,7 @@ void dequantize_row(uint32_t dtype, const uint8_t* row, int64_t dim, float* out)
     default:
       // The other block types (check_embedding admits no other dtype).
       if (const WeightFormat* format = weight_format(dtype)) {
-        dequantize_weights(*format, row, dim / format->block_values, out);
+        weight_dequantize(dtype, GemmIsa::kPortable)(row, dim / format->block_values, out);
       }
       return;
   }

@@ -4,8 +4,11 @@
 #include "weight_formats.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <utility>
 
 #include "hwinfer/plugin.h"
 #include "reference/half.h"
@@ -213,6 +216,53 @@ void dot_blocks_256(const WeightFormat& format, const XBlockQ8K* xq, int64_t x_s
   }
 }
 
+// The portable kernels, on the format of kFormats[I].
+template <size_t I>
+void dequantize_portable(const uint8_t* w_row, int64_t blocks, float* out) {
+  const WeightFormat& format = kFormats[I];
+  UnpackedWeights w;
+  const int64_t values = format.block_values;
+  for (int64_t b = 0; b < blocks; ++b) {
+    format.unpack(w_row + b * format.block_bytes, &w);
+    for (int64_t t = 0; t < values; ++t) {
+      const int64_t s = t / format.sub_values;
+      out[b * values + t] = w.scale[s] * static_cast<float>(w.q[t]) - w.min[s];
+    }
+  }
+}
+
+template <size_t I>
+void dot_portable(const void* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, int64_t blocks,
+                  float* sums) {
+  const WeightFormat& format = kFormats[I];
+  for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
+  if (format.x_q8_k) {
+    dot_blocks_256(format, static_cast<const XBlockQ8K*>(xq), x_stride, m, w_row, blocks, sums);
+  } else {
+    dot_blocks_32(format, static_cast<const XBlockQ8*>(xq), x_stride, m, w_row, blocks, sums);
+  }
+}
+
+struct PortableKernels {
+  WeightDotFn dot;
+  WeightDequantizeFn dequantize;
+};
+
+template <size_t... I>
+constexpr std::array<PortableKernels, sizeof...(I)> portable_kernels(std::index_sequence<I...>) {
+  return {PortableKernels{&dot_portable<I>, &dequantize_portable<I>}...};
+}
+
+// kPortable[i] runs kFormats[i].
+constexpr auto kPortable = portable_kernels(std::make_index_sequence<std::size(kFormats)>());
+
+size_t format_index(uint32_t dtype) {
+  for (size_t i = 0; i < std::size(kFormats); ++i) {
+    if (kFormats[i].dtype == dtype) return i;
+  }
+  return 0;  // callers pass a type weight_format knows
+}
+
 }  // namespace
 
 void quantize_x_q8_k(const float* x, int64_t blocks, XBlockQ8K* out) {
@@ -250,27 +300,26 @@ const WeightFormat* weight_format(uint32_t dtype) {
   return nullptr;
 }
 
-void dequantize_weights(const WeightFormat& format, const uint8_t* w_row, int64_t blocks,
-                        float* out) {
-  UnpackedWeights w;
-  const int64_t values = format.block_values;
-  for (int64_t b = 0; b < blocks; ++b) {
-    format.unpack(w_row + b * format.block_bytes, &w);
-    for (int64_t t = 0; t < values; ++t) {
-      const int64_t s = t / format.sub_values;
-      out[b * values + t] = w.scale[s] * static_cast<float>(w.q[t]) - w.min[s];
-    }
+WeightDotFn weight_dot(uint32_t dtype, GemmIsa isa) {
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  if (isa == GemmIsa::kAvx2Fma) {
+    if (WeightDotFn avx2 = weight_dot_avx2(dtype)) return avx2;
   }
+#else
+  (void)isa;
+#endif
+  return kPortable[format_index(dtype)].dot;
 }
 
-void dot_weights(const WeightFormat& format, const void* xq, int64_t x_stride, int64_t m,
-                 const uint8_t* w_row, int64_t blocks, float* sums) {
-  for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
-  if (format.x_q8_k) {
-    dot_blocks_256(format, static_cast<const XBlockQ8K*>(xq), x_stride, m, w_row, blocks, sums);
-  } else {
-    dot_blocks_32(format, static_cast<const XBlockQ8*>(xq), x_stride, m, w_row, blocks, sums);
+WeightDequantizeFn weight_dequantize(uint32_t dtype, GemmIsa isa) {
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  if (isa == GemmIsa::kAvx2Fma) {
+    if (WeightDequantizeFn avx2 = weight_dequantize_avx2(dtype)) return avx2;
   }
+#else
+  (void)isa;
+#endif
+  return kPortable[format_index(dtype)].dequantize;
 }
 
 }  // namespace hwinfer::cpu

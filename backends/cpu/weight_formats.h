@@ -12,6 +12,7 @@
 
 #include <cstdint>
 
+#include "gemm_f32.h"
 #include "matmul_quantized_kernels.h"
 
 namespace hwinfer::cpu {
@@ -46,23 +47,21 @@ struct WeightFormat {
 // every non-block dtype.
 const WeightFormat* weight_format(uint32_t dtype);
 
-// out[0 : block_values * blocks] = dequant(w_row blocks).
-void dequantize_weights(const WeightFormat& format, const uint8_t* w_row, int64_t blocks,
-                        float* out);
-
 // sums[i] = sum_b dot(x_i block b, w_row block b) for i < m; x_i's blocks start at
-// xq + i * x_stride (XBlockQ8K or XBlockQ8 units, by format.x_q8_k); |blocks| weight blocks.
-void dot_weights(const WeightFormat& format, const void* xq, int64_t x_stride, int64_t m,
-                 const uint8_t* w_row, int64_t blocks, float* sums);
-
-// dot_weights' signature, for one type (xq: XBlockQ8K or XBlockQ8 by the type's format).
+// xq + i * x_stride (XBlockQ8K or XBlockQ8 units, by the type's format.x_q8_k); |blocks| weight
+// blocks.
 using WeightDotFn = void (*)(const void* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                              int64_t blocks, float* sums);
-// dequantize_weights' signature, for one type.
+// out[0 : block_values * blocks] = dequant(w_row blocks).
 using WeightDequantizeFn = void (*)(const uint8_t* w_row, int64_t blocks, float* out);
+
+// The kernels |dtype| (a type weight_format knows) runs with on |isa|: the AVX2/FMA/F16C ones
+// (weight_formats_avx2.cpp) where the build has them and |isa| is kAvx2Fma, else the portable.
+WeightDotFn weight_dot(uint32_t dtype, GemmIsa isa);
+WeightDequantizeFn weight_dequantize(uint32_t dtype, GemmIsa isa);
+
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
-// The AVX2/FMA/F16C dot product / dequantizer of |dtype| (weight_formats_avx2.cpp), nullptr when
-// it has none. Call only after detect_gemm_isa() returned kAvx2Fma.
+// The AVX2 kernels of |dtype|, nullptr where it has none (weight_dot / weight_dequantize choose).
 WeightDotFn weight_dot_avx2(uint32_t dtype);
 WeightDequantizeFn weight_dequantize_avx2(uint32_t dtype);
 #endif

@@ -134,28 +134,33 @@ void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
   for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]) - horizontal_sum(mins_acc[r]);
 }
 
+// The 256 six-bit quants of a Q6_K block as unsigned bytes: q[t] holds values 32 t .. 32 t + 31.
+inline void q6_k_quants(const uint8_t* block, __m256i* q) {
+  const __m256i three = _mm256_set1_epi8(3);
+  for (int h = 0; h < 2; ++h) {
+    const __m256i ql_a = load32(block + 64 * h), ql_b = load32(block + 64 * h + 32);
+    const __m256i qh = load32(block + 128 + 32 * h);
+    auto high = [&](int shift) {
+      return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, shift), three), 4);
+    };
+    q[4 * h] = _mm256_or_si256(nibbles_lo(ql_a), high(0));
+    q[4 * h + 1] = _mm256_or_si256(nibbles_lo(ql_b), high(2));
+    q[4 * h + 2] = _mm256_or_si256(nibbles_hi(ql_a), high(4));
+    q[4 * h + 3] = _mm256_or_si256(nibbles_hi(ql_b), high(6));
+  }
+}
+
 // Q6_K: d sum_s sc_s sum (q - 32) x, q = 4 low bits | 2 high bits << 4.
 template <int R>
 void dot_q6_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
               float* sums) {
   __m256 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-  const __m256i three = _mm256_set1_epi8(3);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * HWINFER_Q6_K_BLOCK_BYTES;
     const float d = half_at(block + 208);
     __m256i q[8];  // values 32 t .. 32 t + 31, unsigned 0..63
-    for (int h = 0; h < 2; ++h) {
-      const __m256i ql_a = load32(block + 64 * h), ql_b = load32(block + 64 * h + 32);
-      const __m256i qh = load32(block + 128 + 32 * h);
-      auto high = [&](int shift) {
-        return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, shift), three), 4);
-      };
-      q[4 * h] = _mm256_or_si256(nibbles_lo(ql_a), high(0));
-      q[4 * h + 1] = _mm256_or_si256(nibbles_lo(ql_b), high(2));
-      q[4 * h + 2] = _mm256_or_si256(nibbles_hi(ql_a), high(4));
-      q[4 * h + 3] = _mm256_or_si256(nibbles_hi(ql_b), high(6));
-    }
+    q6_k_quants(block, q);
     const __m256i scales16 =
         _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192)));
     for (int r = 0; r < R; ++r) {
@@ -375,14 +380,21 @@ struct IQ4NL {
 
 // ---- dequantization (the prefill path packs f32 weight panels) --------------------------------
 
-// out[0:32] = scale * q - min for the 32 unsigned bytes of |q|.
-inline void store_run(__m256i q, float scale, float min, float* out) {
-  const __m256 s = _mm256_set1_ps(scale), m = _mm256_set1_ps(min);
-  const __m128i lo = _mm256_castsi256_si128(q), hi = _mm256_extracti128_si256(q, 1);
-  const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
-  for (int p = 0; p < 4; ++p) {
-    const __m256 values = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(parts[p]));
-    _mm256_storeu_ps(out + 8 * p, _mm256_fmsub_ps(s, values, m));
+// out[0:32] = scale * q - min for the 32 unsigned bytes of |q|, values 0-15 with |lo|, 16-31 with
+// |hi| (one sub-block of 32, or two of 16).
+struct ScaleMin {
+  float scale, min;
+};
+inline void store_run(__m256i q, ScaleMin lo, ScaleMin hi, float* out) {
+  const __m128i bytes[2] = {_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1)};
+  for (int half = 0; half < 2; ++half) {
+    const ScaleMin sm = half == 0 ? lo : hi;
+    const __m256 s = _mm256_set1_ps(sm.scale), m = _mm256_set1_ps(sm.min);
+    for (int p = 0; p < 2; ++p) {
+      const __m128i part = p == 0 ? bytes[half] : _mm_srli_si128(bytes[half], 8);
+      const __m256 values = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(part));
+      _mm256_storeu_ps(out + 16 * half + 8 * p, _mm256_fmsub_ps(s, values, m));
+    }
   }
 }
 
@@ -396,39 +408,24 @@ void dequantize_q4_k(const uint8_t* w_row, int64_t blocks, float* out) {
       const __m256i v = load32(block + 16 + 32 * c);
       for (int half = 0; half < 2; ++half) {
         const int s = 2 * c + half;
-        store_run(half == 0 ? nibbles_lo(v) : nibbles_hi(v), d * scales_mins[s],
-                  dmin * scales_mins[8 + s], out + 256 * b + 32 * s);
+        const ScaleMin sm{d * scales_mins[s], dmin * scales_mins[8 + s]};
+        store_run(half == 0 ? nibbles_lo(v) : nibbles_hi(v), sm, sm, out + 256 * b + 32 * s);
       }
     }
   }
 }
 
 void dequantize_q6_k(const uint8_t* w_row, int64_t blocks, float* out) {
-  const __m256i three = _mm256_set1_epi8(3);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * HWINFER_Q6_K_BLOCK_BYTES;
     const auto* sc = reinterpret_cast<const int8_t*>(block + 192);
     const float d = half_at(block + 208);
-    for (int h = 0; h < 2; ++h) {
-      const __m256i ql_a = load32(block + 64 * h), ql_b = load32(block + 64 * h + 32);
-      const __m256i qh = load32(block + 128 + 32 * h);
-      auto high = [&](int shift) {
-        return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, shift), three), 4);
-      };
-      const __m256i q[4] = {
-          _mm256_or_si256(nibbles_lo(ql_a), high(0)), _mm256_or_si256(nibbles_lo(ql_b), high(2)),
-          _mm256_or_si256(nibbles_hi(ql_a), high(4)), _mm256_or_si256(nibbles_hi(ql_b), high(6))};
-      for (int t = 0; t < 4; ++t) {  // values 128 h + 32 t ..: sub-blocks 8 h + 2 t, + 1
-        float* o = out + 256 * b + 128 * h + 32 * t;
-        const int s = 8 * h + 2 * t;
-        alignas(32) float lo_hi[32];
-        store_run(q[t], 1.0f, 32.0f, lo_hi);  // q - 32
-        const __m256 first = _mm256_set1_ps(d * sc[s]), second = _mm256_set1_ps(d * sc[s + 1]);
-        for (int p = 0; p < 4; ++p) {
-          _mm256_storeu_ps(o + 8 * p,
-                           _mm256_mul_ps(p < 2 ? first : second, _mm256_load_ps(lo_hi + 8 * p)));
-        }
-      }
+    __m256i q[8];
+    q6_k_quants(block, q);
+    for (int t = 0; t < 8; ++t) {  // values 32 t ..: sub-blocks 2 t and 2 t + 1
+      // d sc (q - 32) as d sc q - 32 d sc: the same float, 32 d sc being exact.
+      const float lo = d * sc[2 * t], hi = d * sc[2 * t + 1];
+      store_run(q[t], {lo, 32 * lo}, {hi, 32 * hi}, out + 256 * b + 32 * t);
     }
   }
 }
