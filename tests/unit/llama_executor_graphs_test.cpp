@@ -11,28 +11,17 @@
 #include <map>
 #include <numeric>
 
+#include "cpu_device.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/registry.h"
 
 namespace hwinfer {
 namespace {
 
+using testing_support::OpenFirstDevice;
+
 std::string DataFile(const std::string& name) {
   return std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/" + name;
-}
-
-// The first device of |backend| from the plugins in |dir| (a fresh registry per call, as in
-// llama_executor_test.cpp).
-std::shared_ptr<Device> OpenFirstDevice(const std::string& dir, const std::string& backend) {
-  auto registry = Registry::FromSearchPaths({dir});
-  EXPECT_TRUE(registry.ok()) << registry.status().ToString();
-  if (!registry.ok()) return nullptr;
-  auto found = registry->Find(backend + ":0");
-  EXPECT_TRUE(found.ok()) << found.status().ToString();
-  if (!found.ok()) return nullptr;
-  auto device = registry->Open(**found);
-  EXPECT_TRUE(device.ok()) << device.status().ToString();
-  return device.ok() ? *device : nullptr;
 }
 
 std::unique_ptr<LlamaExecutor> MakeExecutor(std::shared_ptr<Device> device, bool decode_graphs,

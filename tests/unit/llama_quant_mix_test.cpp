@@ -1,5 +1,6 @@
 // llama_quant_mix_test.cpp — GGUF files as llama.cpp's quantize tool writes them (mixed tensor
-// types per file: Q4_K_M, Q6_K, Q2_K, ... with output.weight Q6_K) on the CPU plugin, against
+// types per file: Q4_K_M, Q6_K, Q2_K, ... with output.weight Q6_K) on every plugin that runs all
+// the types (kBackends), against
 // llama.cpp's own answers on the same files (tests/data/gguf-quant-mixes/README.md: the first six
 // logits of the first generated position and 16 greedy tokens) and the float64 reference.
 //
@@ -24,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cpu_device.h"
@@ -44,7 +46,14 @@ struct MixCase {
   bool reference_exact;         // check 1 gives llama.cpp's digits and tokens (measured)
 };
 
+// The plugins that run every type of the files (a backend joins the list with its kernels).
+struct MixBackend {
+  const char* name;
+  const char* plugin_dir;
+};
+
 void PrintTo(const MixCase& c, std::ostream* out) { *out << c.file; }
+void PrintTo(const MixBackend& b, std::ostream* out) { *out << b.name; }
 
 const std::vector<int32_t> kPrompt = {1, 5, 9, 13, 17};
 
@@ -96,7 +105,11 @@ const MixCase kCases[] = {
      false},
 };
 
-using testing_support::CpuDevice;
+const MixBackend kBackends[] = {
+    {"cpu", HWINFER_PLUGIN_BUILD_DIR},
+};
+
+using testing_support::OpenFirstDevice;
 
 std::shared_ptr<const LlamaModel> OpenModel(const std::string& file) {
   auto model =
@@ -136,12 +149,16 @@ TEST_P(QuantMixTest, ReferenceRoundedAsLlamaCppGivesItsLogitsAndTokens) {
   EXPECT_EQ(tokens, c.tokens);
 }
 
+class QuantMixOnDeviceTest : public testing::TestWithParam<std::tuple<MixBackend, MixCase>> {};
+
 // Check 2: greedy decoding step by step, so the logits at a divergence are at hand.
-TEST_P(QuantMixTest, ExecutorFollowsLlamaCppUpToANearTie) {
-  const MixCase& c = GetParam();
+TEST_P(QuantMixOnDeviceTest, ExecutorFollowsLlamaCppUpToANearTie) {
+  const auto& [backend, c] = GetParam();
   auto model = OpenModel(c.file);
   ASSERT_NE(model, nullptr);
-  auto executor = LlamaExecutor::Create(CpuDevice(), model);
+  auto device = OpenFirstDevice(backend.plugin_dir, backend.name);
+  ASSERT_NE(device, nullptr);
+  auto executor = LlamaExecutor::Create(device, model);
   ASSERT_TRUE(executor.ok()) << executor.status().ToString();
   auto step = (*executor)->Step({{0, kPrompt, true}});
   ASSERT_TRUE(step.ok()) << step.status().ToString();
@@ -165,14 +182,21 @@ TEST_P(QuantMixTest, ExecutorFollowsLlamaCppUpToANearTie) {
   }
 }
 
+// "q4_k_m" from "tiny-llama-q4_k_m-mix.gguf".
+std::string MixName(const MixCase& c) {
+  std::string name = c.file;
+  return name.substr(11, name.size() - 11 - 9);
+}
+
 INSTANTIATE_TEST_SUITE_P(LlamaCppFiles, QuantMixTest, testing::ValuesIn(kCases),
                          [](const testing::TestParamInfo<MixCase>& param) {
-                           std::string name = param.param.file;
-                           name = name.substr(11, name.size() - 11 - 9);  // tiny-llama-X-mix.gguf
-                           for (char& ch : name) {
-                             if (ch == '-' || ch == '.') ch = '_';
-                           }
-                           return name;
+                           return MixName(param.param);
+                         });
+INSTANTIATE_TEST_SUITE_P(LlamaCppFiles, QuantMixOnDeviceTest,
+                         testing::Combine(testing::ValuesIn(kBackends), testing::ValuesIn(kCases)),
+                         [](const testing::TestParamInfo<std::tuple<MixBackend, MixCase>>& param) {
+                           return std::string(std::get<0>(param.param).name) + "_" +
+                                  MixName(std::get<1>(param.param));
                          });
 
 }  // namespace
