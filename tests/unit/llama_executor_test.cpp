@@ -131,7 +131,7 @@ TEST(LlamaExecutor, SynthesisedMqaModelsMatchTheFloat64Reference) {
   for (uint32_t type : {HWINFER_DTYPE_BF16, HWINFER_DTYPE_Q4_0}) {
     SCOPED_TRACE(type);
     cli::SynthOptions synth;
-    synth.weights = cli::UniformWeights(type);
+    synth.weights = cli::PureRecipe(type);
     synth.seed = 3;
     synth.std = 0.05;
     const std::string path = ::testing::TempDir() + "/mqa-" + std::to_string(type) + ".gguf";

@@ -36,7 +36,7 @@ ModelShape TinyShape() {
 std::string Synth(uint32_t type, uint64_t seed, const std::string& name) {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   cli::SynthOptions options;
-  options.weights = cli::UniformWeights(type);
+  options.weights = cli::PureRecipe(type);
   options.seed = seed;
   Status status = cli::SynthesizeModel(TinyShape(), options, path);
   EXPECT_TRUE(status.ok()) << status.ToString();
@@ -118,7 +118,7 @@ TEST(ModelSynth, Q4KMMixesTypesAsLlamaCppsRecipe) {
   shape.d_model = 256;
   shape.ffn_dim = 512;
   shape.n_layers = 8;
-  auto recipe = cli::ParseWeightType("q4_k_m");
+  auto recipe = cli::ParseQuantRecipe("q4_k_m");
   ASSERT_TRUE(recipe.ok()) << recipe.status().ToString();
   cli::SynthOptions options;
   options.weights = *recipe;
@@ -185,11 +185,11 @@ TEST(ModelSynth, RejectsTooSmallVocabularyAndUnknownType) {
   ModelShape shape = TinyShape();
   shape.vocab_size = 100;
   cli::SynthOptions options;
-  options.weights = cli::UniformWeights(HWINFER_DTYPE_F16);
+  options.weights = cli::PureRecipe(HWINFER_DTYPE_F16);
   Status status = cli::SynthesizeModel(shape, options, "/tmp/unused.gguf");
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("vocab_size 100"), std::string::npos);
-  EXPECT_FALSE(cli::ParseWeightType("q5_k").ok());
+  EXPECT_FALSE(cli::ParseQuantRecipe("q5_k").ok());
 }
 
 }  // namespace

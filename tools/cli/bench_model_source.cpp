@@ -39,7 +39,7 @@ StatusOr<std::string> ResolveBenchModel(const ModelSource& source) {
   if (!source.path.empty()) return source.path;
   if (source.shape.empty()) return InvalidArgument("model: needs `path` or `shape`");
   HWINFER_ASSIGN_OR_RETURN(const ModelShape shape, LoadModelShape(source.shape));
-  HWINFER_ASSIGN_OR_RETURN(const WeightRecipe weights, ParseWeightType(source.type));
+  HWINFER_ASSIGN_OR_RETURN(const QuantRecipe weights, ParseQuantRecipe(source.type));
   const bool dummy = source.weights == ModelSource::Weights::kDummy;
   const std::filesystem::path dir =
       std::filesystem::path(BenchCacheDir(source.cache_dir)) / "models";
@@ -53,7 +53,10 @@ StatusOr<std::string> ResolveBenchModel(const ModelSource& source) {
         (*model)->shape().d_model == shape.d_model && (*model)->shape().ffn_dim == shape.ffn_dim &&
         (*model)->shape().vocab_size == shape.vocab_size &&
         (*model)->shape().n_kv_heads == shape.n_kv_heads &&
-        (*model)->shape().context_length == shape.context_length) {
+        (*model)->shape().context_length == shape.context_length &&
+        (*model)->output().ggml_type ==
+            RecipeTensorType(weights, shape, TensorRole::kOutput, -1,
+                             static_cast<uint64_t>(shape.d_model))) {  // a file of another mix
       return file.string();
     }
   }
@@ -65,7 +68,7 @@ StatusOr<std::string> ResolveBenchModel(const ModelSource& source) {
   if (!dummy) {
     fmt::print(stderr, "hwinfer: synthesising {} ({}, {:.1f} MB, random weights) into {}\n",
                shape.name, source.type,
-               static_cast<double>(shape.TotalParams()) * 1e-6 * BytesPerWeight(weights.matrices),
+               static_cast<double>(shape.TotalParams()) * 1e-6 * BytesPerWeight(weights.base),
                file.string());
   }
   SynthOptions options;

@@ -67,10 +67,20 @@ int RunKvSize(const KvSizeOptions& options);
 struct SynthCommandOptions {
   std::string shape;
   std::string type = "f16";
+  bool pure = false;
   std::string output;
   uint64_t seed = 0;
 };
 int RunSynth(const SynthCommandOptions& options);
+
+// `hwinfer model quantize`
+struct QuantizeCommandOptions {
+  std::string input;
+  std::string output;
+  std::string type;
+  bool pure = false;
+};
+int RunQuantize(const QuantizeCommandOptions& options);
 
 // `hwinfer generate`
 struct GenerateOptions {

@@ -15,6 +15,7 @@
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/text_escape.h"
 #include "hwinfer/workload.h"
+#include "quant_recipe.h"
 
 namespace hwinfer::cli {
 namespace {
@@ -189,12 +190,25 @@ void AddModelCommand(CLI::App& app, int& exit_code) {
   CLI::App* synth = model->add_subcommand("synth", "Write a random-weight GGUF model of a shape");
   synth->add_option("--shape", options->shape, "Model shape: a YAML file or a configs/models name")
       ->required();
-  synth->add_option("--type", options->type,
-                    "Weight type: f16 | bf16 | q8_0 | q4_0 | q4_k_m | q6_k | f32 (q4_k_m mixes "
-                    "Q4_K and Q6_K as llama.cpp's recipe does)");
+  const std::string type_help = std::string("Weight type, one of llama.cpp's recipes: ") +
+                                QuantRecipeNames() +
+                                " (types mixed per tensor as its quantize tool mixes them)";
+  const std::string pure_help = "Every matrix in the recipe's base type (llama.cpp's --pure)";
+  synth->add_option("--type", options->type, type_help);
+  synth->add_flag("--pure", options->pure, pure_help);
   synth->add_option("-o,--output", options->output, "Output .gguf file")->required();
   synth->add_option("--seed", options->seed, "Random seed")->check(SeedValue());
   synth->callback([&exit_code, options] { exit_code = RunSynth(*options); });
+
+  auto quantize_options = std::make_shared<QuantizeCommandOptions>();
+  CLI::App* quantize =
+      model->add_subcommand("quantize", "Convert an F32/F16/BF16 GGUF model to a weight type");
+  quantize->add_option("input", quantize_options->input, "Input .gguf file")->required();
+  quantize->add_option("output", quantize_options->output, "Output .gguf file")->required();
+  quantize->add_option("--type", quantize_options->type, type_help)->required();
+  quantize->add_flag("--pure", quantize_options->pure, pure_help);
+  quantize->callback(
+      [&exit_code, quantize_options] { exit_code = RunQuantize(*quantize_options); });
 }
 
 void AddGenerateCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {

@@ -3,49 +3,15 @@
 #include "model_synth.h"
 
 #include <cmath>
-#include <cstring>
+#include <cstdio>
 #include <vector>
 
 #include "hwinfer/gguf.h"
 #include "hwinfer/plugin.h"
-#include "reference/half.h"
-#include "reference/quantize_blocks.h"
-#include "reference/quantize_k.h"
+#include "reference/quantize_weights.h"
 
 namespace hwinfer::cli {
 namespace {
-
-// GGML's llama_ftype values for general.file_type of a file all in |weight_type|.
-uint32_t FileType(uint32_t weight_type) {
-  switch (weight_type) {
-    case HWINFER_DTYPE_F32:
-      return 0;
-    case HWINFER_DTYPE_F16:
-      return 1;
-    case HWINFER_DTYPE_Q4_0:
-      return 2;
-    case HWINFER_DTYPE_Q8_0:
-      return 7;
-    case HWINFER_DTYPE_Q6_K:
-      return 18;
-    case HWINFER_DTYPE_BF16:
-      return 32;
-    default:
-      return 0;
-  }
-}
-
-// |type|, or the type llama.cpp's quantize tool falls back to when a row of |row| values does not
-// hold whole 256-value super-blocks (Q4_K -> Q5_0, Q6_K -> Q8_0).
-uint32_t RowCompatibleType(uint32_t type, uint64_t row) {
-  if (hwinfer_dtype_block_values(type) != 256 || row % 256 == 0) return type;
-  return type == HWINFER_DTYPE_Q4_K ? HWINFER_DTYPE_Q5_0 : HWINFER_DTYPE_Q8_0;
-}
-
-// llama.cpp's use_more_bits: the first and last eighth of the layers and every third between.
-bool UsesMoreBits(int64_t layer, int64_t n_layers) {
-  return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
-}
 
 uint64_t SplitMix64(uint64_t& state) {
   uint64_t z = (state += 0x9e3779b97f4a7c15ull);
@@ -63,53 +29,6 @@ std::vector<float> RandomValues(uint64_t n, double a, uint64_t stream_seed) {
     v = static_cast<float>((2.0 * unit - 1.0) * a);
   }
   return values;
-}
-
-// f32 values -> the bytes of |type| (rows of |row_length| values along the innermost dim).
-std::vector<uint8_t> Encode(const std::vector<float>& values, uint32_t type) {
-  std::vector<uint8_t> bytes;
-  const auto n = static_cast<int64_t>(values.size());
-  switch (type) {
-    case HWINFER_DTYPE_F32:
-      bytes.resize(values.size() * 4);
-      std::memcpy(bytes.data(), values.data(), bytes.size());
-      break;
-    case HWINFER_DTYPE_F16:
-    case HWINFER_DTYPE_BF16: {
-      bytes.resize(values.size() * 2);
-      for (size_t i = 0; i < values.size(); ++i) {
-        const uint16_t h = type == HWINFER_DTYPE_F16 ? reference::f32_to_f16(values[i])
-                                                     : reference::f32_to_bf16(values[i]);
-        std::memcpy(bytes.data() + 2 * i, &h, 2);
-      }
-      break;
-    }
-    case HWINFER_DTYPE_Q8_0:
-      bytes.resize(static_cast<size_t>(n / HWINFER_QK8_0) * sizeof(hwinfer_block_q8_0));
-      reference::quantize_q8_0(values.data(), reinterpret_cast<hwinfer_block_q8_0*>(bytes.data()),
-                               n);
-      break;
-    case HWINFER_DTYPE_Q4_0:
-      bytes.resize(static_cast<size_t>(n / HWINFER_QK4_0) * sizeof(hwinfer_block_q4_0));
-      reference::quantize_q4_0(values.data(), reinterpret_cast<hwinfer_block_q4_0*>(bytes.data()),
-                               n);
-      break;
-    case HWINFER_DTYPE_Q5_0:
-      bytes.resize(static_cast<size_t>(n / 32 * HWINFER_Q5_0_BLOCK_BYTES));
-      reference::quantize_q5_0(values.data(), bytes.data(), n);
-      break;
-    case HWINFER_DTYPE_Q4_K:
-      bytes.resize(static_cast<size_t>(n / 256 * HWINFER_Q4_K_BLOCK_BYTES));
-      reference::quantize_q4_k(values.data(), n, bytes.data());
-      break;
-    case HWINFER_DTYPE_Q6_K:
-      bytes.resize(static_cast<size_t>(n / 256 * HWINFER_Q6_K_BLOCK_BYTES));
-      reference::quantize_q6_k(values.data(), n, bytes.data());
-      break;
-    default:
-      break;
-  }
-  return bytes;
 }
 
 // The built-in vocabulary: <unk>, <s>, </s>, the 256 byte tokens, then "▁tN" pieces.
@@ -152,33 +71,13 @@ Status AddTokenizer(GgufWriter& writer, int64_t vocab_size) {
 
 }  // namespace
 
-WeightRecipe UniformWeights(uint32_t type) { return {type, type, type, FileType(type)}; }
-
-StatusOr<WeightRecipe> ParseWeightType(const std::string& name) {
-  if (name == "f32") return UniformWeights(HWINFER_DTYPE_F32);
-  if (name == "f16") return UniformWeights(HWINFER_DTYPE_F16);
-  if (name == "bf16") return UniformWeights(HWINFER_DTYPE_BF16);
-  if (name == "q8_0") return UniformWeights(HWINFER_DTYPE_Q8_0);
-  if (name == "q4_0") return UniformWeights(HWINFER_DTYPE_Q4_0);
-  if (name == "q6_k") return UniformWeights(HWINFER_DTYPE_Q6_K);
-  if (name == "q4_k_m") {
-    return WeightRecipe{HWINFER_DTYPE_Q4_K, HWINFER_DTYPE_Q6_K, HWINFER_DTYPE_Q6_K, 15};
-  }
-  return InvalidArgument("weight type '" + name +
-                         "' is not one of f16, bf16, q8_0, q4_0, q4_k_m, q6_k, f32");
-}
-
 Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
                        const std::string& path) {
   HWINFER_RETURN_IF_ERROR(shape.Validate());
-  const WeightRecipe& recipe = options.weights;
-  for (uint32_t type : {recipe.matrices, recipe.output, recipe.more_bits}) {
-    const bool plain =
-        type == HWINFER_DTYPE_F32 || type == HWINFER_DTYPE_F16 || type == HWINFER_DTYPE_BF16;
-    const int64_t block = hwinfer_dtype_block_values(type);
-    if (!plain && Encode(std::vector<float>(static_cast<size_t>(block)), type).empty()) {
-      return InvalidArgument("unsupported weight type " + std::to_string(type));
-    }
+  const QuantRecipe& recipe = options.weights;
+  if (!reference::can_quantize_weights(recipe.base)) {
+    return InvalidArgument(std::string("no quantizer for weight type ") +
+                           GgmlTypeName(recipe.base));
   }
   GgufWriter writer;
   auto u32 = [](int64_t v) { return GgufValue::Uint32(static_cast<uint32_t>(v)); };
@@ -211,26 +110,28 @@ Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
   const auto kv = static_cast<uint64_t>(shape.n_kv_heads * shape.head_dim());
   const auto ffn = static_cast<uint64_t>(shape.ffn_dim);
   const auto vocab = static_cast<uint64_t>(shape.vocab_size);
-  const uint32_t matrix = recipe.matrices;
-  std::vector<Spec> specs = {{"token_embd.weight", {d, vocab}, matrix}};
+  std::vector<Spec> specs = {{"token_embd.weight", {d, vocab}, 0}};
   for (int64_t l = 0; l < shape.n_layers; ++l) {
     const std::string p = "blk." + std::to_string(l) + ".";
-    const uint32_t more = UsesMoreBits(l, shape.n_layers) ? recipe.more_bits : matrix;
     specs.push_back({p + "attn_norm.weight", {d}, kNorm});
-    specs.push_back({p + "attn_q.weight", {d, d}, matrix});
-    specs.push_back({p + "attn_k.weight", {d, kv}, matrix});
-    specs.push_back({p + "attn_v.weight", {d, kv}, more});
-    specs.push_back({p + "attn_output.weight", {d, d}, matrix});
+    specs.push_back({p + "attn_q.weight", {d, d}, 0});
+    specs.push_back({p + "attn_k.weight", {d, kv}, 0});
+    specs.push_back({p + "attn_v.weight", {d, kv}, 0});
+    specs.push_back({p + "attn_output.weight", {d, d}, 0});
     specs.push_back({p + "ffn_norm.weight", {d}, kNorm});
-    specs.push_back({p + "ffn_gate.weight", {d, ffn}, matrix});
-    specs.push_back({p + "ffn_up.weight", {d, ffn}, matrix});
-    specs.push_back({p + "ffn_down.weight", {ffn, d}, more});
+    specs.push_back({p + "ffn_gate.weight", {d, ffn}, 0});
+    specs.push_back({p + "ffn_up.weight", {d, ffn}, 0});
+    specs.push_back({p + "ffn_down.weight", {ffn, d}, 0});
   }
   specs.push_back({"output_norm.weight", {d}, kNorm});
-  specs.push_back({"output.weight", {d, vocab}, recipe.output});
+  specs.push_back({"output.weight", {d, vocab}, 0});
 
   for (Spec& spec : specs) {
-    spec.type = RowCompatibleType(spec.type, spec.dims[0]);
+    if (spec.dims.size() == 2) {
+      int64_t layer = 0;
+      const TensorRole role = RoleOf(spec.name, &layer);
+      spec.type = RecipeTensorType(recipe, shape, role, layer, spec.dims[0]);
+    }
     const uint64_t block = hwinfer_dtype_block_values(spec.type);
     if (block != 0 && spec.dims[0] % block != 0) {
       return InvalidArgument(
@@ -255,7 +156,7 @@ Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
     }
     std::vector<float> values = norm ? std::vector<float>(n, 1.0f)
                                      : RandomValues(n, a, options.seed * 0x100000001b3ull + i);
-    data[i] = Encode(values, tensor_type);
+    data[i] = reference::quantize_weights(values, tensor_type);
     HWINFER_RETURN_IF_ERROR(writer.AddTensor(specs[i].name, tensor_type, specs[i].dims,
                                              data[i].data(), data[i].size()));
   }

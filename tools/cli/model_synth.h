@@ -9,21 +9,12 @@
 
 #include "hwinfer/model_shape.h"
 #include "hwinfer/status.h"
+#include "quant_recipe.h"
 
 namespace hwinfer::cli {
 
-// The weight types of a file: one for the token embedding and the layer matrices, and the
-// exceptions llama.cpp's quantization recipes make (Q4_K_M: output.weight, and attn_v / ffn_down
-// of the layers its use_more_bits rule picks, in Q6_K).
-struct WeightRecipe {
-  uint32_t matrices = 1;   // HWINFER_DTYPE_F16
-  uint32_t output = 1;     // output.weight
-  uint32_t more_bits = 1;  // attn_v and ffn_down of the layers llama.cpp favours
-  uint32_t file_type = 1;  // general.file_type (llama.cpp's llama_ftype)
-};
-
 struct SynthOptions {
-  WeightRecipe weights;
+  QuantRecipe weights;  // the type of each tensor (quant_recipe.h)
   uint64_t seed = 0;
   // Weights are uniform in [-a, a] with a = std * sqrt(3), so their standard deviation is |std|
   // (0.02 as in the shared tiny-llama files keeps activations finite at any depth we ship).
@@ -33,17 +24,9 @@ struct SynthOptions {
   bool zero_weights = false;
 };
 
-// Every matrix in |type| (F32, F16, BF16, Q8_0, Q4_0, Q6_K).
-WeightRecipe UniformWeights(uint32_t type);
-
-// "f16" -> every matrix F16, "q4_k_m" -> llama.cpp's Q4_K_M mix, ...; InvalidArgument listing the
-// accepted names otherwise.
-StatusOr<WeightRecipe> ParseWeightType(const std::string& name);
-
-// Writes the model to |path|. Norm weights are F32 ones; the matrices take the recipe's types
-// (one type for all, token embedding and output included, as llama.cpp's --pure, except in the
-// K-quant mixes). The whole model is generated in memory before
-// it is written (the GGUF writer takes every tensor at once), so this needs RAM for the file size.
+// Writes the model to |path|. Norm weights are F32 ones; the matrices take the recipe's types.
+// The whole model is generated in memory before it is written (the GGUF writer takes every tensor
+// at once), so this needs RAM for the file size.
 Status SynthesizeModel(const ModelShape& shape, const SynthOptions& options,
                        const std::string& path);
 

@@ -1,9 +1,8 @@
-// quantize_blocks.h — GGUF Q8_0, Q4_0 (and Q5_0) block quantization and dequantization, as
-// llama.cpp's reference (quantize_row_q8_0_ref / quantize_row_q4_0_ref / quantize_row_q5_0_ref):
-// the layouts are plugin.h's hwinfer_block_q8_0 / hwinfer_block_q4_0. Scalar and exact; used to
-// write models
-// (`hwinfer model synth`), to make test inputs and as the oracle of the quantized kernels.
-// Must not change rounding: files written here must read the same in llama.cpp.
+// quantize_blocks.h — GGUF block quantization of the 32-value types (Q8_0, Q4_0, Q5_0 inline, as
+// llama.cpp's reference quantize_row_*_ref; Q4_1, Q5_1, IQ4_NL in quantize_blocks.cpp) and
+// dequantization of Q8_0 / Q4_0, in plugin.h's layouts. Scalar and exact; used to write models
+// (`hwinfer model synth` / `model quantize`), to make test inputs and as the oracle of the
+// quantized kernels. Must not change rounding: files written here must read the same in llama.cpp.
 #ifndef HWINFER_BACKENDS_CPU_REFERENCE_QUANTIZE_BLOCKS_H_
 #define HWINFER_BACKENDS_CPU_REFERENCE_QUANTIZE_BLOCKS_H_
 
@@ -86,6 +85,18 @@ inline void quantize_q5_0(const float* x, uint8_t* out, int64_t n) {
     std::memcpy(block + 2, &qh, sizeof(qh));
   }
 }
+
+// |n| values (a multiple of 32) -> n / 32 Q4_1 blocks (20 bytes): d = (max - min) / 15, m = min,
+// q = min(15, trunc((x - min) / d + 0.5)), nibbles as Q4_0's.
+void quantize_q4_1(const float* x, uint8_t* out, int64_t n);
+
+// |n| values -> n / 32 Q5_1 blocks (24 bytes): as Q4_1 with q in 0..31, the fifth bit of value j
+// in bit j of qh.
+void quantize_q5_1(const float* x, uint8_t* out, int64_t n);
+
+// |n| values -> n / 32 IQ4_NL blocks (18 bytes): the value of largest magnitude maps to the table's
+// -127, each value to its nearest table entry, then d is refit by least squares to those entries.
+void quantize_iq4_nl(const float* x, uint8_t* out, int64_t n);
 
 inline void dequantize_q8_0(const hwinfer_block_q8_0* blocks, float* out, int64_t n) {
   for (int64_t b = 0; b < n / HWINFER_QK8_0; ++b) {
