@@ -1,5 +1,6 @@
-// weight_formats_avx2.cpp — AVX2/FMA/F16C dot products for the weight types of weight_formats.h
-// (compiled with -mavx2 -mfma -mf16c; called only after detect_gemm_isa() returned kAvx2Fma).
+// weight_formats_avx2.cpp — AVX2/FMA/F16C dot products (decode) and dequantizers (prefill) for the
+// weight types of weight_formats.h (compiled with -mavx2 -mfma -mf16c; called only after
+// detect_gemm_isa() returned kAvx2Fma).
 //
 // Same arithmetic as the portable kernels (int32 sums per sub-block, scaled in f32), so the two
 // agree to f32 rounding. Quants are widened to unsigned bytes (maddubs needs one unsigned operand)
@@ -88,6 +89,23 @@ inline __m128i mins_products(__m128i mins16, const XBlockQ8K& x) {
   return _mm_madd_epi16(mins16, pairs);
 }
 
+// The 256 quants of a Q4_K (kQ5 false) or Q5_K block as unsigned bytes: q[t] holds values
+// 32 t .. 32 t + 31 (sub-block t).
+template <bool kQ5>
+inline void q45_k_quants(const uint8_t* block, __m256i* q) {
+  const uint8_t* qs = block + (kQ5 ? 48 : 16);
+  const __m256i qh = kQ5 ? load32(block + 16) : _mm256_setzero_si256();
+  for (int c = 0; c < 4; ++c) {
+    const __m256i v = load32(qs + 32 * c);
+    q[2 * c] = nibbles_lo(v);
+    q[2 * c + 1] = nibbles_hi(v);
+    if (kQ5) {
+      q[2 * c] = _mm256_or_si256(q[2 * c], fifth_bit(qh, 2 * c));
+      q[2 * c + 1] = _mm256_or_si256(q[2 * c + 1], fifth_bit(qh, 2 * c + 1));
+    }
+  }
+}
+
 // Q4_K (kQ5 false) and Q5_K: d sum_s sc_s sum q x - dmin sum_s mn_s sum x.
 template <int R, bool kQ5>
 void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
@@ -106,18 +124,8 @@ void dot_q45_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
     const __m128i mins16 = _mm_cvtepu8_epi16(_mm_srli_si128(scales_mins, 8));
     alignas(16) uint8_t sc[16];
     _mm_store_si128(reinterpret_cast<__m128i*>(sc), scales_mins);
-    const uint8_t* qs = block + (kQ5 ? 48 : 16);
     __m256i q[8];  // values 32 t .. 32 t + 31, unsigned
-    const __m256i qh = kQ5 ? load32(block + 16) : _mm256_setzero_si256();
-    for (int c = 0; c < 4; ++c) {
-      const __m256i v = load32(qs + 32 * c);
-      q[2 * c] = nibbles_lo(v);
-      q[2 * c + 1] = nibbles_hi(v);
-      if (kQ5) {
-        q[2 * c] = _mm256_or_si256(q[2 * c], fifth_bit(qh, 2 * c));
-        q[2 * c + 1] = _mm256_or_si256(q[2 * c + 1], fifth_bit(qh, 2 * c + 1));
-      }
-    }
+    q45_k_quants<kQ5>(block, q);
     for (int r = 0; r < R; ++r) {
       const XBlockQ8K& x = xq[r * x_stride + b];
       __m256i isum = _mm256_setzero_si256();
@@ -196,6 +204,26 @@ inline __m256i q3_k_scales(const uint8_t* scales) {
   return _mm256_cvtepi8_epi16(_mm_sub_epi8(bytes, _mm_set1_epi8(32)));
 }
 
+// The 256 quants of a Q2_K (kQ3 false) or Q3_K block as unsigned bytes: q[t] holds values
+// 32 t .. 32 t + 31; Q3_K's are 0..7, the high bit counted as +4.
+template <bool kQ3>
+inline void q23_k_quants(const uint8_t* block, __m256i* q) {
+  const __m256i three = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
+  const uint8_t* qs = block + (kQ3 ? 32 : 16);
+  const __m256i hmask = kQ3 ? load32(block) : _mm256_setzero_si256();
+  for (int h = 0; h < 2; ++h) {
+    const __m256i v = load32(qs + 32 * h);
+    for (int j = 0; j < 4; ++j) {
+      __m256i crumbs = _mm256_and_si256(_mm256_srli_epi16(v, 2 * j), three);
+      if (kQ3) {  // bit 4 h + j of each hmask byte, moved to bit 2
+        const __m256i bit = _mm256_and_si256(_mm256_srli_epi16(hmask, 4 * h + j), one);
+        crumbs = _mm256_or_si256(crumbs, _mm256_slli_epi16(bit, 2));
+      }
+      q[4 * h + j] = crumbs;
+    }
+  }
+}
+
 // Q2_K (kQ3 false): d sum_s sc_s sum q x - dmin sum_s mn_s sum x, q 2 bits, 4-bit sc and mn.
 // Q3_K: d sum_s (sc_s - 32) sum (q - 4 [high bit clear]) x, q = 2 bits | high bit << 2.
 template <int R, bool kQ3>
@@ -204,10 +232,8 @@ void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
   constexpr int64_t kBytes = kQ3 ? HWINFER_Q3_K_BLOCK_BYTES : HWINFER_Q2_K_BLOCK_BYTES;
   __m256 acc[R], mins[R];  // sum d x.d (q . x), sum dmin x.d (mn . bsums)
   for (int r = 0; r < R; ++r) acc[r] = mins[r] = _mm256_setzero_ps();
-  const __m256i three = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1);
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * kBytes;
-    const uint8_t* qs = block + (kQ3 ? 32 : 16);
     __m256i sc16, mn16;  // int16 per sub-block of 16
     float d = 0.0f, dmin = 0.0f;
     if (kQ3) {
@@ -222,18 +248,7 @@ void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
       dmin = half_at(block + 82);
     }
     __m256i q[8];  // values 32 t .. 32 t + 31, unsigned (Q3_K: 0..7 with the high bit as +4)
-    const __m256i hmask = kQ3 ? load32(block) : _mm256_setzero_si256();
-    for (int h = 0; h < 2; ++h) {
-      const __m256i v = load32(qs + 32 * h);
-      for (int j = 0; j < 4; ++j) {
-        __m256i crumbs = _mm256_and_si256(_mm256_srli_epi16(v, 2 * j), three);
-        if (kQ3) {  // bit 4 h + j of each hmask byte, moved to bit 2
-          const __m256i bit = _mm256_and_si256(_mm256_srli_epi16(hmask, 4 * h + j), one);
-          crumbs = _mm256_or_si256(crumbs, _mm256_slli_epi16(bit, 2));
-        }
-        q[4 * h + j] = crumbs;
-      }
-    }
+    q23_k_quants<kQ3>(block, q);
     for (int r = 0; r < R; ++r) {
       const XBlockQ8K& x = xq[r * x_stride + b];
       __m256i isum = _mm256_setzero_si256();
@@ -255,8 +270,9 @@ void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
 
 // ---- 32-value blocks against XBlockQ8 -----------------------------------------------------------
 
-// The block's 32 quants as bytes (Q4_1, Q5_1: unsigned; Q5_0, IQ4_NL: signed) and scale, min.
-template <uint32_t kDtype>
+// The block's 32 quants as bytes: Q4_1, Q5_1 and (kRaw) Q5_0 unsigned; Q5_0 (minus 16) and
+// IQ4_NL (the table's values) signed.
+template <uint32_t kDtype, bool kRaw = false>
 inline __m256i block_quants(const uint8_t* block) {
   if constexpr (kDtype == HWINFER_DTYPE_Q4_1) {
     const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 4));
@@ -282,7 +298,9 @@ inline __m256i block_quants(const uint8_t* block) {
     const __m256i bit_of_byte = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
     const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit_of_byte), bit_of_byte);
     const __m256i q = _mm256_or_si256(nibbles, _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
-    if constexpr (kDtype == HWINFER_DTYPE_Q5_0) return _mm256_sub_epi8(q, _mm256_set1_epi8(16));
+    if constexpr (kDtype == HWINFER_DTYPE_Q5_0 && !kRaw) {
+      return _mm256_sub_epi8(q, _mm256_set1_epi8(16));
+    }
     return q;
   }
 }
@@ -380,11 +398,12 @@ struct IQ4NL {
 
 // ---- dequantization (the prefill path packs f32 weight panels) --------------------------------
 
-// out[0:32] = scale * q - min for the 32 unsigned bytes of |q|, values 0-15 with |lo|, 16-31 with
-// |hi| (one sub-block of 32, or two of 16).
+// out[0:32] = scale * q - min for the 32 unsigned (kSigned: signed) bytes of |q|, values 0-15 with
+// |lo|, 16-31 with |hi| (one sub-block of 32, or two of 16).
 struct ScaleMin {
   float scale, min;
 };
+template <bool kSigned = false>
 inline void store_run(__m256i q, ScaleMin lo, ScaleMin hi, float* out) {
   const __m128i bytes[2] = {_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1)};
   for (int half = 0; half < 2; ++half) {
@@ -392,25 +411,72 @@ inline void store_run(__m256i q, ScaleMin lo, ScaleMin hi, float* out) {
     const __m256 s = _mm256_set1_ps(sm.scale), m = _mm256_set1_ps(sm.min);
     for (int p = 0; p < 2; ++p) {
       const __m128i part = p == 0 ? bytes[half] : _mm_srli_si128(bytes[half], 8);
-      const __m256 values = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(part));
+      const __m256 values =
+          _mm256_cvtepi32_ps(kSigned ? _mm256_cvtepi8_epi32(part) : _mm256_cvtepu8_epi32(part));
       _mm256_storeu_ps(out + 16 * half + 8 * p, _mm256_fmsub_ps(s, values, m));
     }
   }
 }
 
-void dequantize_q4_k(const uint8_t* w_row, int64_t blocks, float* out) {
+// Q4_K / Q5_K: d sc q - dmin mn, sub-block t of 32 = run t.
+template <bool kQ5>
+void dequantize_q45_k(const uint8_t* w_row, int64_t blocks, float* out) {
+  constexpr int64_t kBytes = kQ5 ? HWINFER_Q5_K_BLOCK_BYTES : HWINFER_Q4_K_BLOCK_BYTES;
   for (int64_t b = 0; b < blocks; ++b) {
-    const uint8_t* block = w_row + b * HWINFER_Q4_K_BLOCK_BYTES;
+    const uint8_t* block = w_row + b * kBytes;
     const float d = half_at(block), dmin = half_at(block + 2);
     alignas(16) uint8_t scales_mins[16];  // scales 0-7, mins 8-15
     _mm_store_si128(reinterpret_cast<__m128i*>(scales_mins), k4_scales_mins(block + 4));
-    for (int c = 0; c < 4; ++c) {
-      const __m256i v = load32(block + 16 + 32 * c);
-      for (int half = 0; half < 2; ++half) {
-        const int s = 2 * c + half;
-        const ScaleMin sm{d * scales_mins[s], dmin * scales_mins[8 + s]};
-        store_run(half == 0 ? nibbles_lo(v) : nibbles_hi(v), sm, sm, out + 256 * b + 32 * s);
-      }
+    __m256i q[8];
+    q45_k_quants<kQ5>(block, q);
+    for (int t = 0; t < 8; ++t) {
+      const ScaleMin sm{d * scales_mins[t], dmin * scales_mins[8 + t]};
+      store_run(q[t], sm, sm, out + 256 * b + 32 * t);
+    }
+  }
+}
+
+// Q2_K: d sc q - dmin mn; Q3_K: d (sc - 32) (q - 4) as s q - 4 s, s = d (sc - 32) (exact: the
+// product has at most 20 significant bits). Run t = sub-blocks 2 t and 2 t + 1.
+template <bool kQ3>
+void dequantize_q23_k(const uint8_t* w_row, int64_t blocks, float* out) {
+  constexpr int64_t kBytes = kQ3 ? HWINFER_Q3_K_BLOCK_BYTES : HWINFER_Q2_K_BLOCK_BYTES;
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * kBytes;
+    alignas(32) int16_t sc[16], mn[16];
+    float d = 0.0f, dmin = 0.0f;
+    if (kQ3) {
+      _mm256_store_si256(reinterpret_cast<__m256i*>(sc), q3_k_scales(block + 96));
+      d = half_at(block + 108);
+    } else {
+      for (int s = 0; s < 16; ++s) sc[s] = block[s] & 15, mn[s] = block[s] >> 4;
+      d = half_at(block + 80);
+      dmin = half_at(block + 82);
+    }
+    __m256i q[8];
+    q23_k_quants<kQ3>(block, q);
+    auto scale_min = [&](int s) {
+      const float scale = d * static_cast<float>(sc[s]);
+      return kQ3 ? ScaleMin{scale, 4 * scale} : ScaleMin{scale, dmin * static_cast<float>(mn[s])};
+    };
+    for (int t = 0; t < 8; ++t) {
+      store_run(q[t], scale_min(2 * t), scale_min(2 * t + 1), out + 256 * b + 32 * t);
+    }
+  }
+}
+
+// Q4_1 / Q5_1: d q + m; Q5_0: d q - 16 d (exact); IQ4_NL: d table[q].
+template <uint32_t kDtype, int64_t kBytes>
+void dequantize_32(const uint8_t* w_row, int64_t blocks, float* out) {
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * kBytes;
+    const float d = half_at(block);
+    const __m256i q = block_quants<kDtype, true>(block);
+    if constexpr (kDtype == HWINFER_DTYPE_IQ4_NL) {
+      store_run<true>(q, {d, 0.0f}, {d, 0.0f}, out + 32 * b);
+    } else {
+      const float min = kDtype == HWINFER_DTYPE_Q5_0 ? 16 * d : -half_at(block + 2);
+      store_run(q, {d, min}, {d, min}, out + 32 * b);
     }
   }
 }
@@ -435,9 +501,23 @@ void dequantize_q6_k(const uint8_t* w_row, int64_t blocks, float* out) {
 WeightDequantizeFn weight_dequantize_avx2(uint32_t dtype) {
   switch (dtype) {
     case HWINFER_DTYPE_Q4_K:
-      return &dequantize_q4_k;
+      return &dequantize_q45_k<false>;
+    case HWINFER_DTYPE_Q5_K:
+      return &dequantize_q45_k<true>;
     case HWINFER_DTYPE_Q6_K:
       return &dequantize_q6_k;
+    case HWINFER_DTYPE_Q2_K:
+      return &dequantize_q23_k<false>;
+    case HWINFER_DTYPE_Q3_K:
+      return &dequantize_q23_k<true>;
+    case HWINFER_DTYPE_Q4_1:
+      return &dequantize_32<HWINFER_DTYPE_Q4_1, HWINFER_Q4_1_BLOCK_BYTES>;
+    case HWINFER_DTYPE_Q5_0:
+      return &dequantize_32<HWINFER_DTYPE_Q5_0, HWINFER_Q5_0_BLOCK_BYTES>;
+    case HWINFER_DTYPE_Q5_1:
+      return &dequantize_32<HWINFER_DTYPE_Q5_1, HWINFER_Q5_1_BLOCK_BYTES>;
+    case HWINFER_DTYPE_IQ4_NL:
+      return &dequantize_32<HWINFER_DTYPE_IQ4_NL, HWINFER_IQ4_NL_BLOCK_BYTES>;
     default:
       return nullptr;
   }

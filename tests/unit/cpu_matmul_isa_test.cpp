@@ -21,6 +21,7 @@
 #include "reference/weight_blocks.h"
 #include "scratch_buffer.h"
 #include "thread_pool.h"
+#include "weight_formats.h"
 
 namespace hwinfer::cpu {
 namespace {
@@ -103,6 +104,34 @@ TEST(CpuMatmulIsa, QuantizedBothBuildsMatchTheReferences) {
         p.y_col_stride = 1;
         matmul_quantized(p, pool, isa, scratch);
         EXPECT_LE(Nmse(y, want), 1e-11);
+      }
+    }
+  }
+}
+
+// The prefill path's dequantizers: every ISA gives the portable kernel's floats exactly (each value
+// is one rounding of the same exact products; only the sign of a zero may differ: s q - 32 s is +0
+// where s (q - 32) is -0 for a negative s).
+TEST(CpuMatmulIsa, DequantizersAgreeExactly) {
+  std::mt19937 rng(12);
+  for (uint32_t dtype : {HWINFER_DTYPE_Q4_1, HWINFER_DTYPE_Q5_0, HWINFER_DTYPE_Q5_1,
+                         HWINFER_DTYPE_IQ4_NL, HWINFER_DTYPE_Q2_K, HWINFER_DTYPE_Q3_K,
+                         HWINFER_DTYPE_Q4_K, HWINFER_DTYPE_Q5_K, HWINFER_DTYPE_Q6_K}) {
+    constexpr int64_t kBlocks = 5;
+    const int64_t values = kBlocks * hwinfer_dtype_block_values(dtype);
+    std::vector<uint8_t> w(static_cast<size_t>(kBlocks * hwinfer_dtype_block_bytes(dtype)));
+    reference::fill_random_blocks(dtype, kBlocks, rng(), w.data());
+    std::vector<float> portable(static_cast<size_t>(values));
+    weight_dequantize(dtype, GemmIsa::kPortable)(w.data(), kBlocks, portable.data());
+    for (GemmIsa isa : Isas()) {
+      std::vector<float> out(static_cast<size_t>(values), -1.0f);
+      weight_dequantize(dtype, isa)(w.data(), kBlocks, out.data());
+      for (size_t i = 0; i < out.size(); ++i) {
+        if (out[i] != portable[i]) {
+          ADD_FAILURE() << gemm_isa_name(isa) << " dtype " << dtype << " value " << i << ": "
+                        << out[i] << " vs " << portable[i];
+          break;
+        }
       }
     }
   }
