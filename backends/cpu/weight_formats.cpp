@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
 #include <utility>
@@ -300,7 +301,25 @@ const WeightFormat* weight_format(uint32_t dtype) {
   return nullptr;
 }
 
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+bool use_avx512_vnni() {
+  static const bool use = [] {
+    const char* setting = std::getenv("HWINFER_CPU_AVX512");
+    if (setting != nullptr && std::strcmp(setting, "0") == 0) return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+  }();
+  return use;
+}
+#endif
+
 WeightDotFn weight_dot(uint32_t dtype, GemmIsa isa) {
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+  if (isa == GemmIsa::kAvx2Fma && use_avx512_vnni()) {
+    if (WeightDotFn avx512 = weight_dot_avx512(dtype)) return avx512;
+  }
+#endif
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
   if (isa == GemmIsa::kAvx2Fma) {
     if (WeightDotFn avx2 = weight_dot_avx2(dtype)) return avx2;

@@ -57,6 +57,9 @@ using WeightDequantizeFn = void (*)(const uint8_t* w_row, int64_t blocks, float*
 
 // The kernels |dtype| (a type weight_format knows) runs with on |isa|: the AVX2/FMA/F16C ones
 // (weight_formats_avx2.cpp) where the build has them and |isa| is kAvx2Fma, else the portable.
+// On kAvx2Fma, the dot products of Q4_K, Q5_K and Q6_K are the AVX-512 VNNI ones
+// (weight_formats_avx512.cpp) where the build and the CPU have them, unless the environment sets
+// HWINFER_CPU_AVX512=0 (to measure one against the other).
 WeightDotFn weight_dot(uint32_t dtype, GemmIsa isa);
 WeightDequantizeFn weight_dequantize(uint32_t dtype, GemmIsa isa);
 
@@ -64,6 +67,12 @@ WeightDequantizeFn weight_dequantize(uint32_t dtype, GemmIsa isa);
 // The AVX2 kernels of |dtype|, nullptr where it has none (weight_dot / weight_dequantize choose).
 WeightDotFn weight_dot_avx2(uint32_t dtype);
 WeightDequantizeFn weight_dequantize_avx2(uint32_t dtype);
+#endif
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+// The AVX-512 VNNI dot products of |dtype|, nullptr where it has none; and whether this CPU runs
+// them (AVX-512 F, BW, VL and VNNI) and HWINFER_CPU_AVX512 is not "0".
+WeightDotFn weight_dot_avx512(uint32_t dtype);
+bool use_avx512_vnni();
 #endif
 
 }  // namespace hwinfer::cpu

@@ -7,9 +7,11 @@
 //   n]
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gemm_half.h"
@@ -131,6 +133,44 @@ TEST(CpuMatmulIsa, DequantizersAgreeExactly) {
           ADD_FAILURE() << gemm_isa_name(isa) << " dtype " << dtype << " value " << i << ": "
                         << out[i] << " vs " << portable[i];
           break;
+        }
+      }
+    }
+  }
+}
+
+// The K-quants have a third decode kernel (AVX-512 VNNI), which weight_dot() prefers over the AVX2
+// one where the CPU has it: each build is checked here against the portable one directly, so both
+// stay tested on any CPU that runs them.
+TEST(CpuMatmulIsa, EveryKQuantDotKernelMatchesThePortableOne) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  constexpr int64_t kBlocks = 3, kRows = 6;
+  std::vector<float> x(static_cast<size_t>(kRows * kBlocks * 256));
+  for (float& v : x) v = dist(rng);
+  std::vector<XBlockQ8K> xq(static_cast<size_t>(kRows * kBlocks));
+  for (int64_t i = 0; i < kRows; ++i) {
+    quantize_x_q8_k(x.data() + i * kBlocks * 256, kBlocks, xq.data() + i * kBlocks);
+  }
+  for (uint32_t dtype : {HWINFER_DTYPE_Q4_K, HWINFER_DTYPE_Q5_K, HWINFER_DTYPE_Q6_K}) {
+    std::vector<uint8_t> w(static_cast<size_t>(kBlocks * hwinfer_dtype_block_bytes(dtype)));
+    reference::fill_random_blocks(dtype, kBlocks, rng(), w.data());
+    std::vector<std::pair<const char*, WeightDotFn>> kernels;
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+    if (detect_gemm_isa() == GemmIsa::kAvx2Fma)
+      kernels.emplace_back("avx2", weight_dot_avx2(dtype));
+#endif
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+    if (use_avx512_vnni()) kernels.emplace_back("avx512-vnni", weight_dot_avx512(dtype));
+#endif
+    for (int64_t m = 1; m <= kRows; ++m) {
+      float want[kRows], got[kRows];
+      weight_dot(dtype, GemmIsa::kPortable)(xq.data(), kBlocks, m, w.data(), kBlocks, want);
+      for (const auto& [name, dot] : kernels) {
+        dot(xq.data(), kBlocks, m, w.data(), kBlocks, got);
+        for (int64_t i = 0; i < m; ++i) {
+          EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i])))
+              << name << " dtype " << dtype << " m " << m << " row " << i;
         }
       }
     }
