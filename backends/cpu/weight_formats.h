@@ -57,7 +57,7 @@ using WeightDequantizeFn = void (*)(const uint8_t* w_row, int64_t blocks, float*
 
 // The kernels |dtype| (a type weight_format knows) runs with on |isa|: the AVX2/FMA/F16C ones
 // (weight_formats_avx2.cpp) where the build has them and |isa| is kAvx2Fma, else the portable.
-// On kAvx2Fma, the dot products of Q4_K, Q5_K and Q6_K are the AVX-512 VNNI ones
+// On kAvx2Fma, the dot products of the K-quants are the AVX-512 VNNI ones
 // (weight_formats_avx512.cpp) where the build and the CPU have them, unless the environment sets
 // HWINFER_CPU_AVX512=0 (to measure one against the other).
 WeightDotFn weight_dot(uint32_t dtype, GemmIsa isa);

@@ -51,13 +51,6 @@ inline __m256i fifth_bit(__m256i bits, int bit) {
                           _mm256_set1_epi8(0x10));
 }
 
-// scales[s] * bsums[s] over the 16 sub-blocks of 16 (scales as 16 int16), summed in pairs: 8
-// int32 whose sum is sum_s scales[s] bsums[s].
-inline __m256i bsum_products(const XBlockQ8K& x, __m256i scales16) {
-  const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-  return _mm256_madd_epi16(bsums, scales16);
-}
-
 // ---- K-quants: one super-block of 256 against Q8_K x --------------------------------------------
 
 // mins[j] * (bsums[2 j] + bsums[2 j + 1]) (the 8 mins as int16 against x's sums over each
@@ -166,24 +159,6 @@ void dot_q6_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64
   for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(acc[r]);
 }
 
-// Q3_K's 12 scale bytes -> the 16 six-bit scales minus 32, as int16: sub-blocks 4 w .. 4 w + 3
-// take their low four bits from the low (w < 2) or high nibbles of bytes 4 (w % 2) .. +3 and their
-// high two bits from bits 2 w .. 2 w + 1 of bytes 8-11.
-inline __m256i q3_k_scales(const uint8_t* scales) {
-  uint32_t word[3];
-  std::memcpy(word, scales, sizeof(word));
-  constexpr uint32_t kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
-  uint32_t out[4];
-  for (int w = 0; w < 4; ++w) {
-    const uint32_t low = (word[w % 2] >> (4 * (w / 2))) & kLow4;
-    out[w] = low | (((word[2] >> (2 * w)) & kTop2) << 4);
-  }
-  // From registers: four 32-bit stores then one 128-bit load would stall store forwarding.
-  const __m128i bytes = _mm_setr_epi32(static_cast<int>(out[0]), static_cast<int>(out[1]),
-                                       static_cast<int>(out[2]), static_cast<int>(out[3]));
-  return _mm256_cvtepi8_epi16(_mm_sub_epi8(bytes, _mm_set1_epi8(32)));
-}
-
 // The 256 quants of a Q2_K (kQ3 false) or Q3_K block as unsigned bytes: q[t] holds values
 // 32 t .. 32 t + 31; Q3_K's are 0..7, the high bit counted as +4.
 template <bool kQ3>
@@ -214,19 +189,7 @@ void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int6
   for (int r = 0; r < R; ++r) acc[r] = mins[r] = _mm256_setzero_ps();
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * kBytes;
-    __m256i sc16, mn16;  // int16 per sub-block of 16
-    float d = 0.0f, dmin = 0.0f;
-    if (kQ3) {
-      sc16 = q3_k_scales(block + 96);
-      mn16 = _mm256_setzero_si256();
-      d = half_at(block + 108);
-    } else {
-      const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block));
-      sc16 = _mm256_cvtepu8_epi16(_mm_and_si128(packed, _mm_set1_epi8(15)));
-      mn16 = _mm256_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(packed, 4), _mm_set1_epi8(15)));
-      d = half_at(block + 80);
-      dmin = half_at(block + 82);
-    }
+    const auto [sc16, mn16, d, dmin] = q23_k_scales<kQ3>(block);
     __m256i q[8];  // values 32 t .. 32 t + 31, unsigned (Q3_K: 0..7 with the high bit as +4)
     q23_k_quants<kQ3>(block, q);
     for (int r = 0; r < R; ++r) {

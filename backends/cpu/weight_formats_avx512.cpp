@@ -1,5 +1,5 @@
 // weight_formats_avx512.cpp — AVX-512 (F, BW, VL) VNNI dot products of the decode path for the
-// K-quants people run most (Q4_K, Q5_K, Q6_K): 64 weights per instruction instead of AVX2's 32,
+// K-quants (Q2_K .. Q6_K): 64 weights per instruction instead of AVX2's 32,
 // and VNNI's vpdpwssd folding each sub-block's scale into the int32 sums (madd + add in one).
 // Compiled with -mavx512f -mavx512bw -mavx512vl -mavx512vnni -mfma -mf16c; reached only through
 // weight_dot() after the CPU said it has them. Same integer sums per sub-block as the AVX2 and
@@ -128,14 +128,61 @@ void dot_q6_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64
     for (int r = 0; r < R; ++r) {
       const XBlockQ8K& x = xq[r * x_stride + b];
       // The -32 every value carries: 32 sum_s sc_s bsums_s.
-      const __m256i bsums = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x.bsums));
-      const __m256i offset = _mm256_slli_epi32(_mm256_madd_epi16(bsums, scales16_256), 5);
+      const __m256i offset = _mm256_slli_epi32(bsum_products(x, scales16_256), 5);
       const __m512i isum =
           _mm512_sub_epi32(chunk_sums(q, scales, x), _mm512_zextsi256_si512(offset));
       acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(d * x.d), _mm512_cvtepi32_ps(isum), acc[r]);
     }
   }
   for (int r = 0; r < R; ++r) sums[r] = _mm512_reduce_add_ps(acc[r]);
+}
+
+// Q2_K (kQ3 false): d sum_s sc_s sum q x - dmin sum_s mn_s sum x, 2-bit q, 4-bit sc and mn.
+// Q3_K: d sum_s (sc_s - 32) sum (q - 4 [high bit clear]) x. Chunks 2 h and 2 h + 1 take the
+// 2-bit fields 0, 1 and 2, 3 of qs[32 h ..] (and bits 4 h .. 4 h + 3 of hmask).
+template <int R, bool kQ3>
+void dot_q23_k(const XBlockQ8K* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
+               float* sums) {
+  constexpr int64_t kBytes = kQ3 ? HWINFER_Q3_K_BLOCK_BYTES : HWINFER_Q2_K_BLOCK_BYTES;
+  const __m512i three = _mm512_set1_epi8(3), one = _mm512_set1_epi8(1);
+  __m512i index[4];
+  for (int c = 0; c < 4; ++c) index[c] = chunk_scale_index(c, 4);
+  __m512 acc[R];
+  __m256 mins[R];
+  for (int r = 0; r < R; ++r) {
+    acc[r] = _mm512_setzero_ps();
+    mins[r] = _mm256_setzero_ps();
+  }
+  for (int64_t b = 0; b < blocks; ++b) {
+    const uint8_t* block = w_row + b * kBytes;
+    const auto [sc16, mn16, d, dmin] = q23_k_scales<kQ3>(block);
+    const uint8_t* qs = block + (kQ3 ? 32 : 16);
+    __m512i q[4], scales[4];
+    for (int c = 0; c < 4; ++c) {
+      const int h = c / 2, j = 2 * (c % 2);  // fields j (low half) and j + 1 (high half)
+      q[c] = _mm512_and_si512(
+          _mm512_srlv_epi16(both_halves(qs + 32 * h), half_shifts(2 * j, 2 * j + 2)), three);
+      if (kQ3) {
+        const __m512i bit = _mm512_and_si512(
+            _mm512_srlv_epi16(both_halves(block), half_shifts(4 * h + j, 4 * h + j + 1)), one);
+        q[c] = _mm512_or_si512(q[c], _mm512_slli_epi16(bit, 2));
+      }
+      scales[c] = _mm512_permutexvar_epi16(index[c], _mm512_castsi256_si512(sc16));
+    }
+    for (int r = 0; r < R; ++r) {
+      const XBlockQ8K& x = xq[r * x_stride + b];
+      __m512i isum = chunk_sums(q, scales, x);
+      if (kQ3) {  // every value carries the +4 the type subtracts
+        isum = _mm512_sub_epi32(
+            isum, _mm512_zextsi256_si512(_mm256_slli_epi32(bsum_products(x, sc16), 2)));
+      } else {
+        mins[r] = _mm256_fmadd_ps(_mm256_set1_ps(dmin * x.d),
+                                  _mm256_cvtepi32_ps(bsum_products(x, mn16)), mins[r]);
+      }
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(d * x.d), _mm512_cvtepi32_ps(isum), acc[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) sums[r] = _mm512_reduce_add_ps(acc[r]) - horizontal_sum(mins[r]);
 }
 
 template <int R>
@@ -150,6 +197,14 @@ template <int R>
 struct Q6K {
   static constexpr auto run = &dot_q6_k<R>;
 };
+template <int R>
+struct Q2K {
+  static constexpr auto run = &dot_q23_k<R, false>;
+};
+template <int R>
+struct Q3K {
+  static constexpr auto run = &dot_q23_k<R, true>;
+};
 
 }  // namespace
 
@@ -161,6 +216,10 @@ WeightDotFn weight_dot_avx512(uint32_t dtype) {
       return &dot_rows<XBlockQ8K, Q5K>;
     case HWINFER_DTYPE_Q6_K:
       return &dot_rows<XBlockQ8K, Q6K>;
+    case HWINFER_DTYPE_Q2_K:
+      return &dot_rows<XBlockQ8K, Q2K>;
+    case HWINFER_DTYPE_Q3_K:
+      return &dot_rows<XBlockQ8K, Q3K>;
     default:
       return nullptr;
   }

@@ -152,7 +152,8 @@ TEST(CpuMatmulIsa, EveryKQuantDotKernelMatchesThePortableOne) {
   for (int64_t i = 0; i < kRows; ++i) {
     quantize_x_q8_k(x.data() + i * kBlocks * 256, kBlocks, xq.data() + i * kBlocks);
   }
-  for (uint32_t dtype : {HWINFER_DTYPE_Q4_K, HWINFER_DTYPE_Q5_K, HWINFER_DTYPE_Q6_K}) {
+  for (uint32_t dtype : {HWINFER_DTYPE_Q2_K, HWINFER_DTYPE_Q3_K, HWINFER_DTYPE_Q4_K,
+                         HWINFER_DTYPE_Q5_K, HWINFER_DTYPE_Q6_K}) {
     std::vector<uint8_t> w(static_cast<size_t>(kBlocks * hwinfer_dtype_block_bytes(dtype)));
     reference::fill_random_blocks(dtype, kBlocks, rng(), w.data());
     std::vector<std::pair<const char*, WeightDotFn>> kernels;
