@@ -59,6 +59,7 @@ enum class ShaderId : uint32_t {
 enum class WeightShaderFamily : uint32_t {
   kMatmulQDequant = 0,  // shaders/matmul_q_dequant.comp
   kMatmulQfGemv = 1,    // shaders/matmul_qf_gemv.comp
+  kMatmulQfRows = 2,    // shaders/matmul_qf_rows.comp
 };
 
 // The ShaderId of |family|'s variant for weight dtype |dtype| (HWINFER_DTYPE_*, < 64); a type the

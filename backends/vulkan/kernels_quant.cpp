@@ -11,8 +11,10 @@
 //       matmul_q.comp writes), or shaders/matmul_q.comp with one invocation per y element (a CPU
 //       implementation keeps it for n >= 64).
 //     the other types: shaders/quantize_x.comp writes x quantized and dequantized again (f32),
-//       then shaders/matmul_qf_gemv.comp (one variant per type) sums it against the dequantized
-//       weights in f32: llama.cpp's integer-dot result up to f32 rounding.
+//       then shaders/matmul_qf_gemv.comp (one variant per type; 32 invocations per row of w) sums
+//       it against the dequantized weights in f32: llama.cpp's integer-dot result up to f32
+//       rounding; on a CPU device from 64 rows shaders/matmul_qf_rows.comp (one invocation per
+//       row, no barriers) instead.
 //   larger m (prefill): x stays exact; shaders/matmul_q_dequant.comp (one variant per type)
 //     dequantizes the weights as it loads them into the tiles of an F32 GEMM.
 // Correctness first; only the Q8_0 / Q4_0 decode GEMV is shaped for GPUs.
@@ -191,9 +193,18 @@ hwinfer_error* record_qf_decode(Recording& recording, const hwinfer_device* devi
   push.w_row_stride = static_cast<uint32_t>(d.w.strides_bytes[0]);
   push.y_offset = element_remainder(device, d.y);
   push.y_row_stride = element_stride(d.y, 0);
+  const auto n = static_cast<uint64_t>(d.n);
+  // A CPU device runs the barrier-free one-row-per-invocation shader from kCpuDeviceMinRows rows
+  // (as matmul_q.comp above); small n keeps the GEMV there too (tests).
+  const bool cpu_device = device->physical->info.device_type == HWINFER_DEVICE_TYPE_CPU;
+  if (cpu_device && n >= kCpuDeviceMinRows) {
+    return recording.dispatch(weight_shader(WeightShaderFamily::kMatmulQfRows, d.w.dtype),
+                              {xq_operand, w, operand_of(d.y)}, &push, sizeof(push),
+                              div_up(n, kWorkgroupSize));
+  }
   return recording.dispatch(weight_shader(WeightShaderFamily::kMatmulQfGemv, d.w.dtype),
                             {xq_operand, w, operand_of(d.y)}, &push, sizeof(push),
-                            div_up(static_cast<uint64_t>(d.n), kGemvRowsPerGroup));
+                            div_up(n, kGemvRowsPerGroup));
 }
 
 }  // namespace
