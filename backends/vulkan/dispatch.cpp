@@ -45,12 +45,18 @@ ShaderInfo shader_info(ShaderId id) {
       return {shaders::k_attention_reduce_spv, shaders::k_attention_reduce_spv_words, 4};
     case ShaderId::kAttentionPrefill:
       return {shaders::k_attention_prefill_spv, shaders::k_attention_prefill_spv_words, 12};
-    case ShaderId::kMatmulQDequant:
-      return {shaders::k_matmul_q_dequant_spv, shaders::k_matmul_q_dequant_spv_words, 3};
+    case ShaderId::kQuantizeX:
+      return {shaders::k_quantize_x_spv, shaders::k_quantize_x_spv_words, 2};
     case ShaderId::kGemv:
       return {shaders::k_gemv_spv, shaders::k_gemv_spv_words, 3};
     case ShaderId::kMatmulQGemv:
       return {shaders::k_matmul_q_gemv_spv, shaders::k_matmul_q_gemv_spv_words, 3};
+  }
+  for (size_t i = 0; i < shaders::k_weight_shader_count; ++i) {
+    const shaders::WeightShaderSpirv& variant = shaders::k_weight_shaders[i];
+    const auto family = static_cast<WeightShaderFamily>(variant.family);
+    // Every family has 3 bindings (x, w, y).
+    if (weight_shader(family, variant.dtype) == id) return {variant.code, variant.words, 3};
   }
   return {nullptr, 0, 0};
 }

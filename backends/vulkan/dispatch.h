@@ -52,8 +52,21 @@ enum class ShaderId : uint32_t {
   kAttentionPrefill = 11,
   kGemv = 12,
   kMatmulQGemv = 13,
-  kMatmulQDequant = 14,
+  kQuantizeX = 15,
 };
+
+// The shaders compiled once per weight type (weight_shader_families in CMakeLists.txt, same order).
+enum class WeightShaderFamily : uint32_t {
+  kMatmulQDequant = 0,  // shaders/matmul_q_dequant.comp
+  kMatmulQfGemv = 1,    // shaders/matmul_qf_gemv.comp
+  kMatmulQfRows = 2,    // shaders/matmul_qf_rows.comp
+};
+
+// The ShaderId of |family|'s variant for weight dtype |dtype| (HWINFER_DTYPE_*, < 64); a type the
+// build has no variant for gets INTERNAL from dispatch().
+constexpr ShaderId weight_shader(WeightShaderFamily family, uint32_t dtype) {
+  return static_cast<ShaderId>(1000u + 64u * static_cast<uint32_t>(family) + dtype);
+}
 
 // One storage-buffer operand: |buffer| bound at |offset_bytes| rounded down; |extent_bytes| from
 // offset_bytes is what the shader may touch (checked against maxStorageBufferRange).

@@ -323,7 +323,9 @@ backend::CheckContext check_context(const hwinfer_device* device, bool require_b
       [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
       // Device memory has no host address the checks may use (alignment is vulkan_limits').
       [](const hwinfer_buffer*) -> uintptr_t { return 0; }};
-  return {kPluginName, &kBuffers, device, require_buffers, &vulkan_limits};
+  backend::CheckContext context{kPluginName, &kBuffers, device, require_buffers, &vulkan_limits};
+  context.weight_dtypes = backend::kWeightDtypesAll;  // shaders/weight_blocks.glsl
+  return context;
 }
 
 uint64_t view_extent_bytes(const hwinfer_tensor_view& view) {

@@ -1,8 +1,8 @@
-// kernels_token.cpp — the Vulkan backend's per-token kernels: embedding (F32 / F16 / BF16 / Q8_0 /
-// Q4_0 tables, shaders/embedding.comp) and rope (NORMAL / NEOX, partial rotary, F32 / F16 q and k,
-// shaders/rope.comp). Descriptors are validated by the shared checks
-// (kernels.cpp's check_context); what this backend cannot run yet is reported by the *_limits
-// functions (vulkan_limits calls them) as UNSUPPORTED with the reason.
+// kernels_token.cpp — the Vulkan backend's per-token kernels: embedding (F32 / F16 / BF16 tables
+// and every GGUF block type, shaders/embedding.comp) and rope (NORMAL / NEOX, partial rotary, F32 /
+// F16 q and k, shaders/rope.comp). Descriptors are validated by the shared checks (kernels.cpp's
+// check_context); what this backend cannot run yet is reported by the *_limits functions
+// (vulkan_limits calls them) as UNSUPPORTED with the reason.
 //
 // Embedding ids are data on the device: an id outside [0, vocab) is found by the shader, which
 // sets an error word (Recording::error_word) and leaves that token's out row untouched; the next
@@ -23,35 +23,16 @@ namespace hwinfer::vulkan {
 
 namespace {
 
-bool is_block(uint32_t dtype) { return dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0; }
-
-// The shader's DTYPE_* code of a table dtype.
-uint32_t table_dtype_code(uint32_t dtype) {
-  switch (dtype) {
-    case HWINFER_DTYPE_F16:
-      return 1;
-    case HWINFER_DTYPE_BF16:
-      return 2;
-    case HWINFER_DTYPE_Q8_0:
-      return 3;
-    case HWINFER_DTYPE_Q4_0:
-      return 4;
-    default:
-      return 0;
-  }
-}
+bool is_block(uint32_t dtype) { return hwinfer_dtype_block_values(dtype) != 0; }
 
 // Bytes of one table row (packed, without padding).
 uint64_t table_row_bytes(const hwinfer_embedding_desc& d) {
   const auto dim = static_cast<uint64_t>(d.dim);
-  switch (d.table.dtype) {
-    case HWINFER_DTYPE_Q8_0:
-      return dim / HWINFER_QK8_0 * HWINFER_Q8_0_BLOCK_BYTES;
-    case HWINFER_DTYPE_Q4_0:
-      return dim / HWINFER_QK4_0 * HWINFER_Q4_0_BLOCK_BYTES;
-    default:
-      return dim * backend::dtype_element_bytes(d.table.dtype);
+  const uint32_t dtype = d.table.dtype;
+  if (is_block(dtype)) {
+    return dim / hwinfer_dtype_block_values(dtype) * hwinfer_dtype_block_bytes(dtype);
   }
+  return dim * backend::dtype_element_bytes(dtype);
 }
 
 uint64_t table_extent_bytes(const hwinfer_embedding_desc& d) {
@@ -64,6 +45,7 @@ struct EmbeddingPush {
   uint32_t table_offset, table_row_stride;  // bytes
   uint32_t ids_offset, ids_stride;
   uint32_t out_offset, out_row_stride;
+  uint32_t block_values, block_bytes;  // of a block dtype's blocks
 };
 
 struct RopePush {
@@ -210,7 +192,9 @@ hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding
     push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
     push.vocab = static_cast<uint32_t>(std::min<int64_t>(desc->vocab, UINT32_MAX));
     push.dim = static_cast<uint32_t>(desc->dim);
-    push.dtype = table_dtype_code(desc->table.dtype);
+    push.dtype = desc->table.dtype;  // embedding.comp takes plugin.h's ids
+    push.block_values = hwinfer_dtype_block_values(desc->table.dtype);
+    push.block_bytes = hwinfer_dtype_block_bytes(desc->table.dtype);
     push.table_offset = static_cast<uint32_t>(binding_remainder(device, table));
     push.table_row_stride = static_cast<uint32_t>(desc->table.strides_bytes[0]);
     push.ids_offset = element_remainder(device, desc->ids);

@@ -107,6 +107,9 @@ const MixCase kCases[] = {
 
 const MixBackend kBackends[] = {
     {"cpu", HWINFER_PLUGIN_BUILD_DIR},
+#ifdef HWINFER_HAVE_VULKAN_PLUGIN
+    {"vulkan", HWINFER_PLUGIN_BUILD_DIR},
+#endif
 };
 
 using testing_support::OpenFirstDevice;

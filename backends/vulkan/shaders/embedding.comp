@@ -1,7 +1,8 @@
 #version 450
 // embedding.comp — out[t,:] = dequantize(table[ids[t],:]) (plugin.h).
-// table: [vocab, dim] F32 | F16 | BF16 | Q8_0 | Q4_0 (GGUF blocks), addressed in BYTES from
-// table_offset with table_row_stride bytes between rows (block tables may start at any byte);
+// table: [vocab, dim] F32 | F16 | BF16 | any GGUF block type (weight_blocks.glsl), addressed in
+// BYTES from table_offset with table_row_stride bytes between rows (block tables may start at any
+// byte);
 // ids: [n_tokens] I32 (ids_offset / ids_stride in elements);  out: [n_tokens, dim] F32.
 // An id outside [0, vocab) sets error[0] (the host turns it into INVALID_ARGUMENT at the next
 // synchronize) and that token's row is left untouched: nothing outside the table is read.
@@ -16,54 +17,37 @@ layout(std430, binding = 1) readonly buffer Ids { int ids[]; };
 layout(std430, binding = 2) writeonly buffer Out { float out_[]; };
 layout(std430, binding = 3) buffer Error { uint error[]; };
 
+#define WEIGHT_WORDS table
+#include "weight_blocks.glsl"
+
 #define DTYPE_F32 0u
 #define DTYPE_F16 1u
-#define DTYPE_BF16 2u
-#define DTYPE_Q8_0 3u
-#define DTYPE_Q4_0 4u
+#define DTYPE_BF16 30u
 
 layout(push_constant) uniform Params {
   uint n_tokens;
   uint vocab;
   uint dim;
-  uint dtype;  // DTYPE_*
+  uint dtype;  // HWINFER_DTYPE_* (plugin.h's ids)
   uint table_offset;      // bytes
   uint table_row_stride;  // bytes
   uint ids_offset;
   uint ids_stride;
   uint out_offset;
   uint out_row_stride;
+  uint block_values, block_bytes;  // of one block of a block dtype
 } p;
-
-uint read_u8(uint b) { return (table[b >> 2u] >> ((b & 3u) * 8u)) & 0xFFu; }
-
-uint read_u16(uint b) {
-  if ((b & 3u) == 3u) return read_u8(b) | (read_u8(b + 1u) << 8u);
-  return (table[b >> 2u] >> ((b & 3u) * 8u)) & 0xFFFFu;
-}
-
-float half_at(uint b) { return unpackHalf2x16(read_u16(b)).x; }
 
 float value(uint row, uint i) {
   switch (p.dtype) {
-    case DTYPE_F16:
-      return half_at(row + 2u * i);
-    case DTYPE_BF16:
-      return uintBitsToFloat(read_u16(row + 2u * i) << 16u);
-    case DTYPE_Q8_0: {
-      const uint block = row + (i / 32u) * 34u;
-      const int q = bitfieldExtract(int(read_u8(block + 2u + i % 32u)), 0, 8);
-      return half_at(block) * float(q);
-    }
-    case DTYPE_Q4_0: {
-      const uint block = row + (i / 32u) * 18u;
-      const uint j = i % 32u;
-      const uint byte_ = read_u8(block + 2u + (j & 15u));
-      const uint nibble = j < 16u ? (byte_ & 0xFu) : (byte_ >> 4u);
-      return half_at(block) * float(int(nibble) - 8);
-    }
-    default:
+    case DTYPE_F32:
       return uintBitsToFloat(table[(row + 4u * i) >> 2u]);
+    case DTYPE_F16:
+      return wb_half(row + 2u * i);
+    case DTYPE_BF16:
+      return uintBitsToFloat(wb_u16(row + 2u * i) << 16u);
+    default:
+      return block_value(p.dtype, row + (i / p.block_values) * p.block_bytes, i % p.block_values);
   }
 }
 

@@ -1,9 +1,11 @@
 #version 450
 // matmul_q_dequant.comp — matmul_quantized for larger m (prefill chunks), as the CPU backend does
 // there (backends/cpu/matmul_quantized.h): x stays exact F32 and the weights are dequantized
-// (d_w * q, exact in F32) as they are loaded, then an F32 GEMM: y[m, n] = x[m, k] · dequant(w)^T.
-// x: [m, k] F32 (offset, row stride in elements); w: [n, k] Q8_0 | Q4_0 GGUF blocks addressed in
-// BYTES from w_offset with w_row_stride bytes between rows (any byte alignment); y: [m, n] F32.
+// as they are loaded, then an F32 GEMM: y[m, n] = x[m, k] · dequant(w)^T.
+// Compiled once per weight type (-DWTYPE, weight_blocks.glsl: the dequantized values are the
+// oracle's bit for bit). x: [m, k] F32 (offset, row stride in elements); w: [n, k] blocks of
+// WTYPE addressed in BYTES from w_offset with w_row_stride bytes between rows (any byte
+// alignment); y: [m, n] F32.
 // A 16x16 workgroup computes a 16x16 tile of y through 16x16 shared-memory tiles (tiles strided
 // by gl_NumWorkGroups), fp32 accumulation in k order. Correctness first, not tuned.
 #extension GL_GOOGLE_include_directive : require
@@ -17,8 +19,11 @@ layout(std430, binding = 0) readonly buffer X { float x[]; };
 layout(std430, binding = 1) readonly buffer W { uint w[]; };
 layout(std430, binding = 2) writeonly buffer Y { float y[]; };
 
+#define WEIGHT_WORDS w
+#include "weight_blocks.glsl"
+
 layout(push_constant) uniform Params {
-  uint m, n, k, q4;
+  uint m, n, k;
   uint x_offset, x_row_stride;  // elements
   uint w_offset, w_row_stride;  // bytes
   uint y_offset, y_row_stride;  // elements
@@ -27,22 +32,11 @@ layout(push_constant) uniform Params {
 shared float x_tile[TILE][TILE];  // [row of y][k]
 shared float w_tile[TILE][TILE];  // [k][column of y]
 
-uint byte_at(uint b) { return (w[b >> 2u] >> ((b & 3u) * 8u)) & 0xFFu; }
-
-// Element k of weight row |col|, dequantized: d * q (d the block's F16 scale).
+// Element kk of weight row |col|, dequantized.
 float weight(uint col, uint kk) {
-  const uint block_bytes = p.q4 != 0u ? 18u : 34u;
-  const uint block = p.w_offset + col * p.w_row_stride + (kk >> 5u) * block_bytes;
-  const float d = unpackHalf2x16(byte_at(block) | (byte_at(block + 1u) << 8u)).x;
-  const uint t = kk & 31u;
-  int q;
-  if (p.q4 != 0u) {
-    const uint packed = byte_at(block + 2u + (t & 15u));
-    q = int(t < 16u ? packed & 0xFu : packed >> 4u) - 8;
-  } else {
-    q = bitfieldExtract(int(byte_at(block + 2u + t)), 0, 8);
-  }
-  return d * float(q);
+  const uint block =
+      p.w_offset + col * p.w_row_stride + (kk / WEIGHT_BLOCK_VALUES) * WEIGHT_BLOCK_BYTES;
+  return weight_value(block, kk % WEIGHT_BLOCK_VALUES);
 }
 
 void main() {

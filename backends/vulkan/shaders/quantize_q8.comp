@@ -6,7 +6,7 @@
 // value t in byte t % 4 of word 1 + t / 4. x covers blocks (grid-stride), y covers rows.
 #extension GL_GOOGLE_include_directive : require
 #include "common.glsl"
-#include "exact_float.glsl"
+#include "activation_quant.glsl"
 
 layout(local_size_x = HWINFER_WORKGROUP_SIZE) in;
 
@@ -18,14 +18,6 @@ layout(push_constant) uniform Params {
   uint x_offset, x_row_stride;  // elements
 } p;
 
-// std::lround: nearest, ties away from zero (a + 0.5 would round up 0.49999997).
-int round_away(float v) {
-  const float a = abs(v);
-  float t = trunc(a);
-  if (a - t >= 0.5) t += 1.0;
-  return int(v < 0.0 ? -t : t);
-}
-
 void main() {
   const uint stride = gl_NumWorkGroups.x * HWINFER_WORKGROUP_SIZE;
   for (uint i = gl_WorkGroupID.y; i < p.m; i += gl_NumWorkGroups.y) {
@@ -33,13 +25,13 @@ void main() {
       const uint base = p.x_offset + i * p.x_row_stride + b * 32u;
       float amax = 0.0;
       for (uint t = 0u; t < 32u; ++t) amax = max(amax, abs(x[base + t]));
-      // Both divisions rounded as C rounds them. Written plainly, the shader compiler may rewrite
-      // 1 / (amax / 127) (no `precise`: lavapipe did) and Vulkan holds a division to 2.5 ULP only;
-      // d or id then moved by an ULP now and then, and a value near a tie of x * id rounded to the
-      // other integer than the CPU backend's (conformance: Q4_0MatchesReference on lavapipe, seen
-      // in 1 CI run and 1 of ~35 local runs, NMSE 1.3e-7 vs llama.cpp's scheme instead of ~1e-13).
-      const float d = divide_rounded(amax, 127.0);
-      const float id = d != 0.0 ? divide_rounded(1.0, d) : 0.0;
+      // Both divisions rounded as C rounds them (activation_quant.glsl). Written plainly, the
+      // shader compiler may rewrite 1 / (amax / 127) (lavapipe did) and a value near a tie of x * id
+      // rounded to the other integer than the CPU backend's now and then (conformance:
+      // Q4_0MatchesReference on lavapipe, NMSE 1.3e-7 vs llama.cpp's scheme instead of ~1e-13).
+      const vec2 scales = q8_0_scale_and_inverse(amax);
+      const float d = scales.x;
+      const float id = scales.y;
       const uint out_ = (i * p.blocks + b) * 9u;
       xq[out_] = floatBitsToUint(d);
       for (uint w = 0u; w < 8u; ++w) {

@@ -2,12 +2,15 @@
 //
 // Where the device can import host memory (the CPU backend) the GGUF file's mapped tensor data is
 // imported as one buffer without a copy; elsewhere one device buffer receives the whole data
-// section in a few large host-to-device copies. Either way every tensor is a (buffer, offset)
-// pair inside that one buffer, in its GGUF type and layout, so the kernels read the bytes
-// llama.cpp would.
+// section in a few large host-to-device copies, or, when the section is larger than the device's
+// largest allocation (DeviceInfo::max_allocation_bytes: Vulkan's maxStorageBufferRange), each
+// tensor the model uses gets its own buffer, so only a single tensor above that limit fails (with
+// its name and the limit). Either way every tensor is a (buffer, offset) pair in its GGUF type
+// and layout, so the kernels read the bytes llama.cpp would.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -46,6 +49,8 @@ class LlamaWeights {
   const LlamaModel& model() const { return *model_; }
   // True when the weights are the imported file mapping (no copy was made).
   bool imported() const { return imported_; }
+  // True when each tensor has its own buffer (the data section exceeds one allocation).
+  bool per_tensor_buffers() const { return !tensor_buffers_.empty(); }
 
   DeviceTensor token_embd, output_norm, output;
   std::vector<LlamaLayerWeights> layers;
@@ -53,7 +58,14 @@ class LlamaWeights {
  private:
   LlamaWeights() = default;
   std::shared_ptr<const LlamaModel> model_;
-  Buffer data_;  // the GGUF data section, imported or uploaded
+  // A buffer of its own holding |info|'s bytes (uploaded on |stream|), shared by every use of the
+  // tensor (tied embeddings).
+  StatusOr<DeviceTensor> PlaceInOwnBuffer(const std::shared_ptr<Device>& device,
+                                          const GgufTensorInfo& info, Stream& stream);
+
+  Buffer data_;  // the GGUF data section, imported or uploaded; empty with per-tensor buffers
+  std::map<const GgufTensorInfo*, Buffer> tensor_buffers_;  // per-tensor buffers
+  uint64_t unsynchronized_bytes_ = 0;  // uploaded since the last stream synchronize
   bool imported_ = false;
 };
 

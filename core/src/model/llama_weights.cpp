@@ -1,12 +1,42 @@
 // llama_weights.cpp — see hwinfer/llama_weights.h: the GGUF data section imported (zero-copy) or
-// uploaded as one buffer, and every tensor as an offset into it.
+// uploaded as one buffer, and every tensor as an offset into it; or, for a data section larger
+// than one allocation, one buffer per tensor.
 #include "hwinfer/llama_weights.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
+
+namespace {
+
+// Host-to-device uploads go in chunks of this many bytes.
+constexpr uint64_t kUploadChunkBytes = 256ull << 20;
+
+// Uploads |bytes| bytes from |src| into |dst| from byte 0.
+Status Upload(Stream& stream, const uint8_t* src, const Buffer& dst, uint64_t bytes) {
+  for (uint64_t done = 0; done < bytes; done += kUploadChunkBytes) {
+    const uint64_t n = std::min(kUploadChunkBytes, bytes - done);
+    HWINFER_RETURN_IF_ERROR(stream.CopyH2D(src + done, dst, done, n));
+  }
+  return Status::Ok();
+}
+
+DeviceTensor TensorAt(hwinfer_buffer* buffer, uint64_t offset_bytes, const GgufTensorInfo& info) {
+  DeviceTensor t;
+  t.buffer = buffer;
+  t.offset_bytes = offset_bytes;
+  t.dtype = info.ggml_type;
+  const std::vector<int64_t> shape = info.RowMajorShape();
+  t.rows = shape.size() == 2 ? shape[0] : 1;
+  t.cols = shape.back();
+  return t;
+}
+
+}  // namespace
 
 hwinfer_tensor_view DeviceTensor::View() const {
   return ContiguousView(buffer, offset_bytes, dtype, {rows, cols});
@@ -16,11 +46,37 @@ hwinfer_tensor_view DeviceTensor::VectorView() const {
   return ContiguousView(buffer, offset_bytes, dtype, {rows * cols});
 }
 
+StatusOr<DeviceTensor> LlamaWeights::PlaceInOwnBuffer(const std::shared_ptr<Device>& device,
+                                                      const GgufTensorInfo& info, Stream& stream) {
+  auto found = tensor_buffers_.find(&info);
+  if (found != tensor_buffers_.end()) return TensorAt(found->second.handle(), 0, info);
+  const uint64_t max_bytes = device->info().max_allocation_bytes;
+  if (info.size_bytes > max_bytes) {
+    return OutOfMemory(fmt::format(
+        "{}: tensor {} is {} bytes, more than {}'s largest single allocation of {} bytes (for "
+        "Vulkan, maxStorageBufferRange / maxMemoryAllocationSize)",
+        model_->file().name(), info.name, info.size_bytes, device->id(), max_bytes));
+  }
+  HWINFER_ASSIGN_OR_RETURN(Buffer buffer, device->Allocate(info.size_bytes));
+  HWINFER_RETURN_IF_ERROR(Upload(stream, model_->file().TensorData(info), buffer, info.size_bytes));
+  // The staging memory of the copies lives until the stream passes them: bound it.
+  unsynchronized_bytes_ += info.size_bytes;
+  if (unsynchronized_bytes_ >= kUploadChunkBytes) {
+    HWINFER_RETURN_IF_ERROR(stream.Synchronize());
+    unsynchronized_bytes_ = 0;
+  }
+  hwinfer_buffer* handle = buffer.handle();
+  tensor_buffers_.emplace(&info, std::move(buffer));
+  return TensorAt(handle, 0, info);
+}
+
 StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_ptr<Device>& device,
                                                             std::shared_ptr<const LlamaModel> model,
                                                             Stream& stream) {
   std::unique_ptr<LlamaWeights> weights(new LlamaWeights());
-  const GgufFile& file = model->file();
+  weights->model_ = std::move(model);
+  const LlamaModel& m = *weights->model_;
+  const GgufFile& file = m.file();
   if (file.tensors().empty()) return InvalidArgument(file.name() + ": the file has no tensors");
   // The data section: from the first tensor's bytes back to its offset, to the end of the file.
   const GgufTensorInfo& first = file.tensors().front();
@@ -29,41 +85,54 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
 
   // Import where the device can read host memory in place; the kernels only read weights.
   auto imported = device->ImportHost(const_cast<uint8_t*>(section), section_bytes);
+  bool per_tensor = false;
   if (imported.ok()) {
     weights->data_ = std::move(*imported);
     weights->imported_ = true;
-  } else if (imported.status().code() == StatusCode::kUnsupported) {
-    HWINFER_ASSIGN_OR_RETURN(weights->data_, device->Allocate(section_bytes));
-    constexpr uint64_t kChunk = 256ull << 20;
-    for (uint64_t done = 0; done < section_bytes; done += kChunk) {
-      const uint64_t n = std::min(kChunk, section_bytes - done);
-      HWINFER_RETURN_IF_ERROR(stream.CopyH2D(section + done, weights->data_, done, n));
-    }
-    HWINFER_RETURN_IF_ERROR(stream.Synchronize());
-  } else {
+  } else if (imported.status().code() != StatusCode::kUnsupported) {
     return imported.status().WithContext("placing the weights of " + file.name());
+  } else if (section_bytes > device->info().max_allocation_bytes) {
+    per_tensor = true;
+  } else {
+    HWINFER_ASSIGN_OR_RETURN(weights->data_, device->Allocate(section_bytes));
+    const Status uploaded = Upload(stream, section, weights->data_, section_bytes);
+    if (!uploaded.ok()) {
+      (void)stream.Synchronize();  // the chunks queued so far, before the buffer is freed
+      return uploaded;
+    }
   }
 
-  hwinfer_buffer* buffer = weights->data_.handle();
-  auto place = [buffer](const GgufTensorInfo& info) {
-    DeviceTensor t;
-    t.buffer = buffer;
-    t.offset_bytes = info.offset_bytes;
-    t.dtype = info.ggml_type;
-    const std::vector<int64_t> shape = info.RowMajorShape();
-    t.rows = shape.size() == 2 ? shape[0] : 1;
-    t.cols = shape.back();
-    return t;
+  LlamaWeights& w = *weights;
+  auto place = [&](const GgufTensorInfo& info) -> StatusOr<DeviceTensor> {
+    if (per_tensor) return w.PlaceInOwnBuffer(device, info, stream);
+    return TensorAt(w.data_.handle(), info.offset_bytes, info);
   };
-  weights->token_embd = place(model->token_embd());
-  weights->output_norm = place(model->output_norm());
-  weights->output = place(model->output());
-  for (const LlamaLayerTensors& l : model->layers()) {
-    weights->layers.push_back({place(*l.attn_norm), place(*l.wq), place(*l.wk), place(*l.wv),
-                               place(*l.wo), place(*l.ffn_norm), place(*l.w_gate), place(*l.w_up),
-                               place(*l.w_down)});
-  }
-  weights->model_ = std::move(model);
+  auto place_all = [&]() -> Status {
+    HWINFER_ASSIGN_OR_RETURN(w.token_embd, place(m.token_embd()));
+    HWINFER_ASSIGN_OR_RETURN(w.output_norm, place(m.output_norm()));
+    HWINFER_ASSIGN_OR_RETURN(w.output, place(m.output()));
+    for (const LlamaLayerTensors& l : m.layers()) {
+      LlamaLayerWeights layer;
+      for (auto [slot, info] : {std::pair{&layer.attn_norm, l.attn_norm},
+                                {&layer.wq, l.wq},
+                                {&layer.wk, l.wk},
+                                {&layer.wv, l.wv},
+                                {&layer.wo, l.wo},
+                                {&layer.ffn_norm, l.ffn_norm},
+                                {&layer.w_gate, l.w_gate},
+                                {&layer.w_up, l.w_up},
+                                {&layer.w_down, l.w_down}}) {
+        HWINFER_ASSIGN_OR_RETURN(*slot, place(*info));
+      }
+      w.layers.push_back(layer);
+    }
+    return Status::Ok();
+  };
+  const Status placed = place_all();
+  // Uploads still queued must finish before a failure frees their buffers.
+  const Status uploaded = stream.Synchronize();
+  HWINFER_RETURN_IF_ERROR(placed);
+  HWINFER_RETURN_IF_ERROR(uploaded);
   return weights;
 }
 
