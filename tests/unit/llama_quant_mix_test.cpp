@@ -107,6 +107,9 @@ const MixCase kCases[] = {
 
 const MixBackend kBackends[] = {
     {"cpu", HWINFER_PLUGIN_BUILD_DIR},
+#ifdef HWINFER_GPUEMU_PLUGIN_DIR
+    {"gpuemu", HWINFER_GPUEMU_PLUGIN_DIR},  // the CUDA / HIP kernels (backends/gpu-common)
+#endif
 };
 
 using testing_support::OpenFirstDevice;
