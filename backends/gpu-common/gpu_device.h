@@ -113,6 +113,20 @@ __device__ __forceinline__ float lanes_max(float value) {
   return value;
 }
 
+// The GEMVs' reduction (gemv.cu, matmul_q.cu, matmul_q_dequant.cu): |acc| holds one partial sum
+// per row of x; lane i of an aligned group of |kLanes| lanes gets row i's sum over the group
+// (lanes i >= kM get 0). Every lane of the group must call.
+template <int kLanes, int kM>
+__device__ __forceinline__ float lanes_sum_rows(const float (&acc)[kM], int lane) {
+  float mine = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kM; ++i) {
+    const float total = lanes_sum<kLanes>(acc[i]);
+    if (lane == i) mine = total;
+  }
+  return mine;
+}
+
 // Every lane of the warp gets the sum / maximum of |value| over the warp.
 __device__ __forceinline__ float warp_sum(float value) { return lanes_sum<kWarpSize>(value); }
 __device__ __forceinline__ float warp_max(float value) { return lanes_max<kWarpSize>(value); }

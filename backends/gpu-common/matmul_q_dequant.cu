@@ -55,12 +55,7 @@ __global__ void __launch_bounds__(kThreads)
       }
     }
   }
-  float mine = 0.0f;  // lane i keeps row i's sum
-#pragma unroll
-  for (int i = 0; i < kM; ++i) {
-    const float total = lanes_sum<kLanes>(acc[i]);
-    if (lane == i) mine = total;
-  }
+  const float mine = lanes_sum_rows<kLanes>(acc, lane);  // row |lane|'s sum
   if (active && lane < kM && lane < p.m) {
     p.y[static_cast<int64_t>(lane) * p.y_row_stride + j * p.y_col_stride] = mine;
   }
