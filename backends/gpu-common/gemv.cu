@@ -160,12 +160,7 @@ __global__ void __launch_bounds__(kThreads) gemv_dot(GemmProblem p, bool wide, b
       for (int i = 0; i < kM; ++i) acc[i] += load_float_element(a_rows[i], p.a.dtype, l) * w;
     }
   }
-  float mine = 0.0f;  // lane i keeps row i's sum
-#pragma unroll
-  for (int i = 0; i < kM; ++i) {
-    const float total = lanes_sum<kLanes>(acc[i]);
-    if (lane == i) mine = total;
-  }
+  const float mine = lanes_sum_rows<kLanes>(acc, lane);  // row |lane|'s sum
   if (active && lane < kM && lane < p.m) write_output(p, lane, j, mine);
 }
 

@@ -21,7 +21,7 @@
 //      extern __shared__ float cache[]; (|cache| is then a float* under the emulator).
 //   3. Device code only through this header: threadIdx/blockIdx/blockDim/gridDim, __syncthreads,
 //      __shared__ (static arrays, scalars), the warp helpers below or __shfl_*_sync with a full
-//      mask (all 32 lanes of the warp must arrive; HIP's __shfl_* go through the same), atomics
+//      mask (every lane of the warp must arrive; HIP's __shfl_* go through the same), atomics
 //      (atomicAdd/Sub/Max/Min/Or/And/Exch/CAS), __dp4a, __float_as_uint and friends,
 //      __fmul_rn/__fadd_rn/__fsub_rn/__fdiv_rn, <cmath>'s functions (expf, fmaxf, rintf, ...),
 //      uint2/uint4/float2/float4/int2/int4 and make_*, __half conversions. Anything else a kernel
@@ -74,8 +74,10 @@
 
 namespace hwinfer::gpu {
 
-#if defined(HWINFER_GPU_CUDA) || defined(HWINFER_GPU_EMU)
+#if defined(HWINFER_GPU_CUDA)
 inline constexpr int kWarpSize = 32;
+#elif defined(HWINFER_GPU_EMU)
+inline constexpr int kWarpSize = HWINFER_GPU_EMU_WARP_SIZE;  // 32, or 64 in the wave64 build
 #elif defined(__AMDGCN_WAVEFRONT_SIZE)
 inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;
 #else
@@ -109,6 +111,20 @@ __device__ __forceinline__ float lanes_max(float value) {
 #endif
   }
   return value;
+}
+
+// The GEMVs' reduction (gemv.cu, matmul_q.cu, matmul_q_dequant.cu): |acc| holds one partial sum
+// per row of x; lane i of an aligned group of |kLanes| lanes gets row i's sum over the group
+// (lanes i >= kM get 0). Every lane of the group must call.
+template <int kLanes, int kM>
+__device__ __forceinline__ float lanes_sum_rows(const float (&acc)[kM], int lane) {
+  float mine = 0.0f;
+#pragma unroll
+  for (int i = 0; i < kM; ++i) {
+    const float total = lanes_sum<kLanes>(acc[i]);
+    if (lane == i) mine = total;
+  }
+  return mine;
 }
 
 // Every lane of the warp gets the sum / maximum of |value| over the warp.

@@ -90,6 +90,7 @@ backend::CheckContext check_context(const hwinfer_device* device, bool require_b
   context.device = device;
   context.require_buffers = require_buffers;
   context.kernel_limits = &gpu_limits;
+  context.weight_dtypes = backend::kWeightDtypesAll;  // weight_blocks.h has every one
   return context;
 }
 

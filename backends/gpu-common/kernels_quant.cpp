@@ -1,8 +1,8 @@
 // kernels_quant.cpp — the matmul_quantized slot of the GPU plugins: y [m, n] F32 = x [m, k] F32 @
-// dequant(w)^T, w [n, k] Q8_0 or Q4_0 GGUF blocks (rows at any byte offset and stride), on the CPU
-// backend's two paths (backends/cpu/matmul_quantized.h), chosen from m alone:
-//   m <= kGemvMaxRows (8, decode): x quantized to 8-bit blocks in the stream's scratch with the
-//     CPU's rule, then integer dot products (matmul_q.cu's quantize_x_q8 + matmul_q_gemv);
+// dequant(w)^T, w [n, k] GGUF blocks of every block dtype of plugin.h (rows at any byte offset and
+// stride), on the CPU backend's two paths (backends/cpu/matmul_quantized.h), chosen from m alone:
+//   m <= kGemvMaxRows (8, decode): x quantized to 8-bit blocks in the stream's scratch as
+//     llama.cpp quantizes it for the type, then the GEMV (matmul_q.cu, matmul_q_dequant.cu);
 //   larger m (prefill): x exact, w dequantized into the tiles of an F32 GEMM (matmul_q_tiled).
 // matmul_quantized_limits adds what the kernels cannot run (strides that are not whole
 // non-negative elements, dimensions of 2^31 or more) as UNSUPPORTED with the reason. Must not read
@@ -45,7 +45,7 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     problem.m = desc->m;
     problem.n = desc->n;
     problem.k = desc->k;
-    problem.q4 = desc->w.dtype == HWINFER_DTYPE_Q4_0;
+    problem.w_dtype = desc->w.dtype;
     problem.w = view_data(desc->w);
     problem.w_row_bytes = desc->w.strides_bytes[0];
     problem.x = reinterpret_cast<const float*>(view_data(desc->x));

@@ -73,7 +73,7 @@ hwinfer_error* rope_limits(const hwinfer_rope_desc& d, bool require_buffers) {
 }
 
 hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
-  // Q8_0 / Q4_0 tables are read byte by byte: any offset and row stride (not negative).
+  // Block-quantized tables are read byte by byte: any offset and row stride (not negative).
   GPU_RETURN_IF_ERROR(require_whole_elements(d.table, "embedding", "table"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.ids, "embedding", "ids"));
   return require_whole_elements(d.out, "embedding", "out");

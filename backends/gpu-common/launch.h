@@ -56,7 +56,7 @@ gpuError_t launch_rope(int64_t n_tokens, int64_t rotary_dim, float theta_base, b
                        GpuHeadMatrix q, GpuHeadMatrix k, const int32_t* positions,
                        int64_t position_stride, gpuStream_t stream);
 
-//   table: [vocab, dim] of |table_dtype| (HWINFER_DTYPE_F32/F16/BF16/Q8_0/Q4_0), rows
+//   table: [vocab, dim] of |table_dtype| (HWINFER_DTYPE_F32/F16/BF16 or a block dtype), rows
 //   |table_row_stride_bytes| BYTES apart;  ids: [n_tokens] I32 (|id_stride| elements apart);
 //   out: [n_tokens, dim] F32 (rows |out_row_stride| elements apart). Two kernels: the ids are
 //   validated first (kEmbeddingIdOutOfRange in |error_word|), the gather writes nothing when the
@@ -140,11 +140,12 @@ gpuError_t launch_gemv(const GemmProblem& problem, gpuStream_t stream);
 // gemm.cu — any m: 64 x 64 shared-memory tiles, k-tile 16, 4 x 4 outputs per thread, any strides.
 gpuError_t launch_gemm_tiled(const GemmProblem& problem, gpuStream_t stream);
 
-// matmul_q.cu — matmul_quantized: y [m, n] F32 = x [m, k] F32 @ dequant(w)^T, w [n, k] Q8_0 or
-// Q4_0 GGUF blocks (|w_row_bytes| between rows, any byte alignment), k % 32 == 0.
+// matmul_q.cu, matmul_q_dequant.cu — matmul_quantized: y [m, n] F32 = x [m, k] F32 @
+// dequant(w)^T, w [n, k] GGUF blocks of any block dtype of plugin.h (|w_row_bytes| between rows,
+// any byte alignment), k a multiple of the dtype's block (32 or 256 values).
 struct QuantMatmulProblem {
   int64_t m, n, k;
-  bool q4;  // w is Q4_0 (18-byte blocks), else Q8_0 (34-byte blocks)
+  uint32_t w_dtype;  // HWINFER_DTYPE_Q4_0 ... (a block dtype)
   const uint8_t* w;
   int64_t w_row_bytes;
   const float* x;  // x[i, l] = x[i * x_row_stride + l * x_col_stride]
@@ -152,15 +153,22 @@ struct QuantMatmulProblem {
   float* y;  // y[i, j] = y[i * y_row_stride + j * y_col_stride]
   int64_t y_row_stride, y_col_stride;
 };
-// The bytes of scratch launch_matmul_q_gemv needs (x quantized: m * k int8 + m * k / 32 F32).
+// The bytes of scratch launch_matmul_q_gemv needs (x quantized: m * k int8 + m * k / 32 F32 at
+// most: 32-value blocks; 256-value ones need less).
 inline uint64_t matmul_q_gemv_scratch_bytes(int64_t m, int64_t k) {
   return static_cast<uint64_t>(m) * static_cast<uint64_t>(k) / 32 * 36;
 }
-// m <= kGemvMaxRows: x quantized into |scratch| (16-byte aligned) with the CPU backend's rule,
-// then integer (dp4a) dot products per block.
+// m <= kGemvMaxRows: x quantized into |scratch| (16-byte aligned) as llama.cpp quantizes it for
+// the type (32-value blocks with the CPU backend's rule, Q8_K's 256 for the K-quants), then
+// integer (dp4a) dot products per block for Q8_0 / Q4_0, launch_matmul_q_gemv_dequant otherwise.
 gpuError_t launch_matmul_q_gemv(const QuantMatmulProblem& problem, uint8_t* scratch,
                                 gpuStream_t stream);
-// Any m (used for m > kGemvMaxRows): x exact, w dequantized into the tiles of an F32 GEMM.
+// matmul_q_dequant.cu — m <= kGemvMaxRows, any type: xq int8 [m, k] and xd F32
+// [m, k / x_block_values] (x quantized), w dequantized value by value, f32 products and sums.
+gpuError_t launch_matmul_q_gemv_dequant(const QuantMatmulProblem& problem, int64_t x_block_values,
+                                        const int8_t* xq, const float* xd, gpuStream_t stream);
+// matmul_q_dequant.cu — any m (used for m > kGemvMaxRows), any type: x exact, w dequantized into
+// the tiles of an F32 GEMM.
 gpuError_t launch_matmul_q_tiled(const QuantMatmulProblem& problem, gpuStream_t stream);
 
 // attention_decode.cu and attention_prefill.cu — the attention launchers; their arguments (the

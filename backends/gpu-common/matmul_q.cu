@@ -1,14 +1,16 @@
-// matmul_q.cu — matmul_quantized: y [m, n] F32 = x [m, k] F32 @ dequant(w)^T, w [n, k] Q8_0 | Q4_0
-// GGUF blocks of 32 values (Q8_0: f16 d + 32 int8 = 34 bytes; Q4_0: f16 d + 16 bytes, byte t =
-// value t in the low nibble and value t + 16 in the high one, each minus 8 = 18 bytes), rows of w
-// at any byte address. The two paths of the CPU backend (backends/cpu/matmul_quantized.cpp):
-//   m <= 8 (decode):
-//     quantize_x_q8  x into 8-bit blocks, bit for bit the CPU's quantize_x_portable: d = amax /
-//     127,
-//                    id = d != 0 ? 1 / d : 0, q = lround(x * id) (ties away from zero). One
-//                    32-lane group per block (a 256-thread block does 8 blocks of x); lane t owns
-//                    value t, the amax is a 32-lane shuffle max. Output in the scratch: xq int8
-//                    [m, blocks, 32] then xd F32 [m, blocks].
+// matmul_q.cu — the decode half (m <= 8) of matmul_quantized: y [m, n] F32 = x [m, k] F32 @
+// dequant(w)^T, w [n, k] GGUF blocks of any type of plugin.h, rows of w at any byte address. x is
+// quantized first as llama.cpp quantizes it for the weight type (docs/weight-types.md), into the
+// scratch as xq int8 [m, k] then xd F32 [m, k / x block], the scale kept in f32:
+//   quantize_x_q8   32-value blocks (every 32-value weight type; Q4_1 / Q5_1's Q8_1 blocks are
+//                   the same integers and scale: their sum only serves integer dot products),
+//                   bit for bit the CPU's quantize_x_portable: d = amax / 127, id = d != 0 ? 1 / d
+//                   : 0, q = lround(x * id) (ties away from zero). One 32-lane group per block (a
+//                   256-thread block does 8 blocks of x); lane t owns value t, the amax is a
+//                   32-lane shuffle max (32-lane groups stay inside a 64-lane wavefront).
+//   quantize_x_q8k  256-value Q8_K blocks for the K-quants (see the kernel).
+// Then Q8_0 and Q4_0 take the integer path below; every other type takes the dequantizing GEMV
+// of matmul_q_dequant.cu (f32 products of w's values with xd * xq).
 //     matmul_q_gemv  A block of 256 threads is 8 groups of 32; group g owns row j = 8 blockIdx.x +
 //                    g of w (output column j) for all m rows of x, so w is read once. The row is
 //                    walked in chunks of 64 blocks: the group copies the chunk's bytes to its own
@@ -19,9 +21,7 @@
 //                    row's block, sum += d_w * d_x * isum in fp32 per lane, and a 32-lane shuffle
 //                    sum at the end (a different summation order than the CPU's, as plugin.h
 //                    allows; the conformance bound is on the value).
-//   m > 8 (prefill): matmul_q_tiled, x stays exact: a 64 x 64 output tile per block of 256
-//     threads (4 x 4 outputs each, as gemm.cu), k-tiles of 32 = one quant block per row of w, w
-//     dequantized (d * q, exact in fp32) as it is loaded into shared memory with byte loads.
+// The prefill half (m > 8, x exact) is matmul_q_dequant.cu's tiled GEMM.
 // Must not allocate, synchronise or touch memory outside the views and the scratch it is given.
 #include "gpu_device.h"
 #include "launch.h"
@@ -33,9 +33,11 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kLanes = 32;  // threads per quant block / per row of w
 constexpr int kGroupsPerBlock = kThreads / kLanes;
-constexpr int kBlockValues = 32;   // values per quant block
-constexpr int kBlocksPerLane = 2;  // matmul_q_gemv: blocks per lane per chunk
+constexpr int kBlockValues = 32;        // values per quant block
+constexpr int kSuperBlockValues = 256;  // values per Q8_K block (the K-quants' x)
+constexpr int kBlocksPerLane = 2;       // matmul_q_gemv: blocks per lane per chunk
 constexpr int kChunkBlocks = kLanes * kBlocksPerLane;
+constexpr int64_t kMaxQuantizeBlocks = 65535;  // quantize_x_q8k's grid (a grid-stride loop)
 
 // std::lround on a float: nearest, ties away from zero (v + 0.5 would misround 0.49999997).
 __device__ __forceinline__ int round_half_away(float v) {
@@ -64,6 +66,54 @@ __global__ void __launch_bounds__(kThreads)
   if (active) {
     xq[index * kBlockValues + lane] = static_cast<int8_t>(q);
     if (lane == 0) xd[index] = d;
+  }
+}
+
+// x [m, k] -> xq int8 [m * k / 256, 256], xd F32 [m * k / 256]: llama.cpp's Q8_K rule, bit for
+// bit the oracle's (reference::quantize_activation_block, kQ8_K): max = the value of largest
+// magnitude (the first one on ties), iscale = -127 / max, q = min(127, rint(iscale x)) (ties to
+// even), d = 1 / iscale; all zero for a block of zeros. One 256-thread block per x block (thread t
+// owns value t), a grid-stride loop over the blocks; the maximum is a shared-memory tree (no
+// warp operations, so any warp size).
+__global__ void __launch_bounds__(kThreads)
+    quantize_x_q8k(QuantMatmulProblem p, int64_t total_blocks, int8_t* xq, float* xd) {
+  static_assert(kThreads == kSuperBlockValues, "thread t owns value t of a super-block");
+  __shared__ float values[kSuperBlockValues];
+  __shared__ float magnitudes[kSuperBlockValues];
+  __shared__ int firsts[kSuperBlockValues];
+  const int t = static_cast<int>(threadIdx.x);
+  const int64_t blocks = p.k / kSuperBlockValues;
+  for (int64_t index = blockIdx.x; index < total_blocks; index += gridDim.x) {
+    const int64_t i = index / blocks;
+    const int64_t l = (index % blocks) * kSuperBlockValues + t;
+    const float v = p.x[i * p.x_row_stride + l * p.x_col_stride];
+    values[t] = v;
+    magnitudes[t] = fabsf(v);
+    firsts[t] = t;
+    __syncthreads();
+    for (int half = kSuperBlockValues / 2; half > 0; half /= 2) {
+      if (t < half) {
+        const float a = magnitudes[t], b = magnitudes[t + half];
+        if (b > a || (b == a && firsts[t + half] < firsts[t])) {
+          magnitudes[t] = b;
+          firsts[t] = firsts[t + half];
+        }
+      }
+      __syncthreads();
+    }
+    const float amax = magnitudes[0];
+    const float max = values[firsts[0]];
+    int q = 0;
+    float d = 0.0f;
+    if (amax != 0.0f) {
+      const float iscale = __fdiv_rn(-127.0f, max);
+      const int rounded = static_cast<int>(rintf(__fmul_rn(iscale, v)));
+      q = rounded < 127 ? rounded : 127;
+      d = __fdiv_rn(1.0f, iscale);
+    }
+    xq[index * kSuperBlockValues + t] = static_cast<int8_t>(q);
+    if (t == 0) xd[index] = d;
+    __syncthreads();  // every thread has read values[] before the next block overwrites it
   }
 }
 
@@ -179,91 +229,9 @@ __global__ void __launch_bounds__(kThreads)
     }
     __syncthreads();  // the stage has been read before the next chunk overwrites it
   }
-  float mine = 0.0f;  // lane i keeps row i's sum
-#pragma unroll
-  for (int i = 0; i < kM; ++i) {
-    const float total = lanes_sum<kLanes>(acc[i]);
-    if (lane == i) mine = total;
-  }
+  const float mine = lanes_sum_rows<kLanes>(acc, lane);  // row |lane|'s sum
   if (active && lane < kM && lane < p.m) {
     p.y[static_cast<int64_t>(lane) * p.y_row_stride + j * p.y_col_stride] = mine;
-  }
-}
-
-constexpr int kTile = 64;   // matmul_q_tiled: outputs per tile side
-constexpr int kTileK = 32;  // one quant block
-constexpr int kSide = 16;
-constexpr int kPerThread = kTile / kSide;
-static_assert(kTile == 64 && kSide == 16 && kPerThread == 4,
-              "accumulate_register_tile (gpu_device.h) computes 64 x 64 tiles, 4 x 4 per thread");
-constexpr int64_t kMaxGridY = 65535;
-
-// matmul_q_tiled: see the file comment.
-template <bool kQ4>
-__global__ void __launch_bounds__(kThreads) matmul_q_tiled(QuantMatmulProblem p, int64_t tiles_m) {
-  constexpr int kBlockBytes = kQ4 ? 18 : 34;
-  __shared__ float x_tile[kTileK][kTile + 1];
-  __shared__ float w_tile[kTileK][kTile + 1];
-  const int tid = static_cast<int>(threadIdx.x);
-  const int tx = tid % kSide;
-  const int ty = tid / kSide;
-  const int64_t n0 = static_cast<int64_t>(blockIdx.x) * kTile;
-  const bool x_along_k = p.x_col_stride == 1;
-  // w: thread tid dequantizes values 8 part .. 8 part + 7 of row n0 + wn's block.
-  const int wn = tid / 4;
-  const int part = tid % 4;
-  const int64_t w_row = n0 + wn;
-  for (int64_t tile_m = blockIdx.y; tile_m < tiles_m; tile_m += gridDim.y) {
-    const int64_t m0 = tile_m * kTile;
-    float acc[kPerThread][kPerThread];
-#pragma unroll
-    for (int r = 0; r < kPerThread; ++r) {
-#pragma unroll
-      for (int c = 0; c < kPerThread; ++c) acc[r][c] = 0.0f;
-    }
-    for (int64_t k0 = 0; k0 < p.k; k0 += kTileK) {
-#pragma unroll
-      for (int r = 0; r < kTile * kTileK / kThreads; ++r) {
-        const int e = tid + r * kThreads;
-        const int kk = x_along_k ? e % kTileK : e / kTile;
-        const int mm = x_along_k ? e / kTileK : e % kTile;
-        const int64_t row = m0 + mm;
-        x_tile[kk][mm] = row < p.m ? p.x[row * p.x_row_stride + (k0 + kk) * p.x_col_stride] : 0.0f;
-      }
-      if (w_row < p.n) {
-        const uint8_t* block = p.w + w_row * p.w_row_bytes + (k0 / kTileK) * kBlockBytes;
-        const float d = f16_to_float(static_cast<uint16_t>(block[0] | (block[1] << 8)));
-#pragma unroll
-        for (int v = 0; v < 8; ++v) {
-          const int t = 8 * part + v;  // the value's index in the block
-          int q;
-          if constexpr (kQ4) {
-            const uint8_t byte = block[2 + (t % 16)];
-            q = (t < 16 ? (byte & 0x0f) : (byte >> 4)) - 8;
-          } else {
-            q = static_cast<int8_t>(block[2 + t]);
-          }
-          w_tile[t][wn] = d * static_cast<float>(q);
-        }
-      } else {
-#pragma unroll
-        for (int v = 0; v < 8; ++v) w_tile[8 * part + v][wn] = 0.0f;
-      }
-      __syncthreads();
-      accumulate_register_tile<kTileK>(x_tile, w_tile, tx, ty, acc);
-      __syncthreads();  // the tiles have been read before the next k-tile overwrites them
-    }
-#pragma unroll
-    for (int r = 0; r < kPerThread; ++r) {
-      const int64_t row = m0 + ty + kSide * r;
-#pragma unroll
-      for (int c = 0; c < kPerThread; ++c) {
-        const int64_t column = n0 + tx + kSide * c;
-        if (row < p.m && column < p.n) {
-          p.y[row * p.y_row_stride + column * p.y_col_stride] = acc[r][c];
-        }
-      }
-    }
   }
 }
 
@@ -300,33 +268,31 @@ void launch_gemv_rows(const QuantMatmulProblem& p, bool wide, const int8_t* xq, 
 gpuError_t launch_matmul_q_gemv(const QuantMatmulProblem& problem, uint8_t* scratch,
                                 gpuStream_t stream) {
   const QuantMatmulProblem& p = problem;
-  const int64_t total_blocks = p.m * (p.k / kBlockValues);
+  const bool super_blocks = hwinfer_dtype_block_values(p.w_dtype) == kSuperBlockValues;
+  const int x_block_values = super_blocks ? kSuperBlockValues : kBlockValues;
+  const int64_t total_blocks = p.m * (p.k / x_block_values);
   auto* xq = reinterpret_cast<int8_t*>(scratch);
-  auto* xd = reinterpret_cast<float*>(scratch + total_blocks * kBlockValues);
-  const dim3 quantize_grid(
-      static_cast<unsigned>((total_blocks + kGroupsPerBlock - 1) / kGroupsPerBlock));
-  GPU_LAUNCH(quantize_x_q8, quantize_grid, kThreads, 0, stream, p, total_blocks, xq, xd);
+  auto* xd = reinterpret_cast<float*>(scratch + total_blocks * x_block_values);
+  if (super_blocks) {
+    const int64_t grid = total_blocks < kMaxQuantizeBlocks ? total_blocks : kMaxQuantizeBlocks;
+    GPU_LAUNCH(quantize_x_q8k, dim3(static_cast<unsigned>(grid)), kThreads, 0, stream, p,
+               total_blocks, xq, xd);
+  } else {
+    const dim3 quantize_grid(
+        static_cast<unsigned>((total_blocks + kGroupsPerBlock - 1) / kGroupsPerBlock));
+    GPU_LAUNCH(quantize_x_q8, quantize_grid, kThreads, 0, stream, p, total_blocks, xq, xd);
+  }
   const gpuError_t quantized = GPU(GetLastError)();
   if (quantized != gpuSuccess) return quantized;
+  if (p.w_dtype != HWINFER_DTYPE_Q4_0 && p.w_dtype != HWINFER_DTYPE_Q8_0) {
+    return launch_matmul_q_gemv_dequant(p, x_block_values, xq, xd, stream);
+  }
   const bool wide = aligned16(p.w) && (p.n == 1 || p.w_row_bytes % 16 == 0);
   const dim3 grid(static_cast<unsigned>((p.n + kGroupsPerBlock - 1) / kGroupsPerBlock));
-  if (p.q4) {
+  if (p.w_dtype == HWINFER_DTYPE_Q4_0) {
     launch_gemv_rows<true>(p, wide, xq, xd, grid, stream);
   } else {
     launch_gemv_rows<false>(p, wide, xq, xd, grid, stream);
-  }
-  return GPU(GetLastError)();
-}
-
-gpuError_t launch_matmul_q_tiled(const QuantMatmulProblem& problem, gpuStream_t stream) {
-  const int64_t tiles_n = (problem.n + kTile - 1) / kTile;
-  const int64_t tiles_m = (problem.m + kTile - 1) / kTile;
-  const dim3 grid(static_cast<unsigned>(tiles_n),
-                  static_cast<unsigned>(tiles_m < kMaxGridY ? tiles_m : kMaxGridY));
-  if (problem.q4) {
-    GPU_LAUNCH(matmul_q_tiled<true>, grid, kThreads, 0, stream, problem, tiles_m);
-  } else {
-    GPU_LAUNCH(matmul_q_tiled<false>, grid, kThreads, 0, stream, problem, tiles_m);
   }
   return GPU(GetLastError)();
 }

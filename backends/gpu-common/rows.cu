@@ -1,9 +1,10 @@
 // rows.cu — the per-token kernels of backends/gpu-common and their launchers (launch.h): rms_norm
 // (optionally fused with the residual add), silu_mul, rope (NORMAL / NEOX, partial rotary) and
-// embedding (F32 / F16 / BF16 / Q8_0 / Q4_0 tables). Ports of the Vulkan shaders rms_norm.comp,
-// silu_mul.comp, rope.comp and embedding.comp, with the CPU backend's rounding (backends/cpu/
-// rowwise_ops.cpp, token_ops.cpp): F32 arithmetic, F16 operands converted on load and rounded to
-// nearest even on store, rope's angles and rms_norm's 1/rms in double.
+// embedding (F32 / F16 / BF16 tables and every block dtype of plugin.h, weight_blocks.h). Ports
+// of the Vulkan shaders rms_norm.comp, silu_mul.comp, rope.comp and embedding.comp, with the CPU
+// backend's rounding (backends/cpu/rowwise_ops.cpp, token_ops.cpp): F32 arithmetic, F16 operands
+// converted on load and rounded to nearest even on store, rope's angles and rms_norm's 1/rms in
+// double.
 //
 // rms_norm and silu_mul read and write 4 elements per access (float4 / 8-byte F16 words) when
 // every operand's rows are aligned to that and dim % 4 == 0, element by element otherwise.
@@ -13,6 +14,7 @@
 #include "gpu_device.h"
 #include "hwinfer/plugin.h"
 #include "launch.h"
+#include "weight_blocks.h"
 
 namespace hwinfer::gpu {
 
@@ -231,15 +233,11 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 // ---- embedding ---------------------------------------------------------------------------------
-//   table: [vocab, dim] F32 | F16 | BF16 | Q8_0 | Q4_0 rows |table_row_stride| BYTES apart (block
-//   tables may start at any byte);  ids: [n_tokens] I32;  out: [n_tokens, dim] F32
+//   table: [vocab, dim] F32 | F16 | BF16 | any block dtype, rows |table_row_stride| BYTES apart
+//   (block tables may start at any byte);  ids: [n_tokens] I32;  out: [n_tokens, dim] F32
 // embedding_validate (grid-stride over tokens) sets kEmbeddingIdOutOfRange for an id outside
 // [0, vocab); embedding_gather (x: columns, y: tokens) then writes nothing when the error word is
 // set, so bad ids leave out untouched, as on the CPU backend.
-
-__device__ __forceinline__ uint16_t load_u16_bytes(const uint8_t* p) {
-  return static_cast<uint16_t>(p[0] | (static_cast<uint16_t>(p[1]) << 8));
-}
 
 __device__ __forceinline__ float table_value(const uint8_t* row, uint32_t dtype, int64_t i) {
   switch (dtype) {
@@ -247,22 +245,10 @@ __device__ __forceinline__ float table_value(const uint8_t* row, uint32_t dtype,
       return f16_to_float(reinterpret_cast<const uint16_t*>(row)[i]);
     case HWINFER_DTYPE_BF16:
       return bf16_to_float(reinterpret_cast<const uint16_t*>(row)[i]);
-    case HWINFER_DTYPE_Q8_0: {
-      const uint8_t* block = row + (i / HWINFER_QK8_0) * HWINFER_Q8_0_BLOCK_BYTES;
-      const float d = f16_to_float(load_u16_bytes(block));
-      const auto q = static_cast<int8_t>(block[2 + i % HWINFER_QK8_0]);
-      return __fmul_rn(d, static_cast<float>(q));
-    }
-    case HWINFER_DTYPE_Q4_0: {
-      const uint8_t* block = row + (i / HWINFER_QK4_0) * HWINFER_Q4_0_BLOCK_BYTES;
-      const float d = f16_to_float(load_u16_bytes(block));
-      const int64_t j = i % HWINFER_QK4_0;
-      const uint8_t byte = block[2 + (j & 15)];
-      const int nibble = j < 16 ? (byte & 0x0f) : (byte >> 4);
-      return __fmul_rn(d, static_cast<float>(nibble - 8));
-    }
-    default:  // F32
+    case HWINFER_DTYPE_F32:
       return reinterpret_cast<const float*>(row)[i];
+    default:  // a block dtype (weight_blocks.h)
+      return weight_value(dtype, row, i);
   }
 }
 

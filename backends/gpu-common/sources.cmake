@@ -25,6 +25,7 @@ set(HWINFER_GPU_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/gemv.cu
   ${CMAKE_CURRENT_LIST_DIR}/gemm.cu
   ${CMAKE_CURRENT_LIST_DIR}/matmul_q.cu
+  ${CMAKE_CURRENT_LIST_DIR}/matmul_q_dequant.cu
   ${CMAKE_CURRENT_LIST_DIR}/attention_decode.cu
   ${CMAKE_CURRENT_LIST_DIR}/attention_prefill.cu)
 # Headers the kernels include (the HIP custom commands list them as dependencies).
@@ -34,4 +35,5 @@ set(HWINFER_GPU_KERNEL_HEADERS
   ${CMAKE_CURRENT_LIST_DIR}/device_errors.h
   ${CMAKE_CURRENT_LIST_DIR}/launch.h
   ${CMAKE_CURRENT_LIST_DIR}/paged_kv.h
-  ${CMAKE_CURRENT_LIST_DIR}/attention_tile.h)
+  ${CMAKE_CURRENT_LIST_DIR}/attention_tile.h
+  ${CMAKE_CURRENT_LIST_DIR}/weight_blocks.h)

@@ -6,12 +6,13 @@
 // capturing stream it is recorded instead and runs so at each replay: emu_runtime.h), under one
 // process-wide mutex; the blocks of the grid run one after another; the threads of a block are
 // coroutines (emu_launch.cpp) switched only at __syncthreads and at warp operations (shuffles,
-// ballot,
-// __syncwarp), so everything between two such points runs without interruption (atomics are plain
-// read-modify-writes). Warps are 32 threads. A block barrier waits for every thread of the block,
-// a warp operation for all 32 lanes of the warp; a barrier some threads can never reach (they
-// exited, or wait at a different kind of barrier) aborts the process with the kernel's name: that
-// is undefined behaviour (a hang) on a GPU. Lane 0 of each warp runs first; when it finishes
+// ballot, __syncwarp), so everything between two such points runs without interruption (atomics
+// are plain read-modify-writes). Warps are 32 threads, or 64 in the wave64 build
+// (HWINFER_GPU_EMU_WARP_SIZE, emu_runtime.h: AMD CDNA's wavefronts; shuffles then default to 64
+// lanes and ballots return 64-bit masks, as HIP's). A block barrier waits for every thread of
+// the block, a warp operation for every lane of the warp; a barrier some threads can never reach
+// (they exited, or wait at a different kind of barrier) aborts the process with the kernel's name:
+// that is undefined behaviour (a hang) on a GPU. Lane 0 of each warp runs first; when it finishes
 // without reaching any barrier, the warp's other lanes run as plain calls (no switches), and one
 // of them reaching a barrier aborts the same way (lane 0 exited without it). Threads, warps and
 // blocks run in index order, or in reverse with HWINFER_GPUEMU_SCHEDULE=reverse in the environment.
@@ -107,7 +108,10 @@ extern dim3 g_block_idx;
 extern dim3 g_block_dim;
 extern dim3 g_grid_dim;
 
-inline constexpr int kWarpSize = 32;
+inline constexpr int kWarpSize = HWINFER_GPU_EMU_WARP_SIZE;
+// A ballot's answer: one bit per lane (32 bits as CUDA's, 64 as HIP's on wave64).
+using LaneMask = std::conditional_t<kWarpSize == 64, unsigned long long, unsigned>;
+inline constexpr LaneMask kAllLanes = static_cast<LaneMask>(~LaneMask{0});
 
 emuError_t last_error();
 void set_last_error(emuError_t error);
@@ -115,9 +119,9 @@ void set_last_error(emuError_t error);
 // The running thread's block barrier (__syncthreads) and warp barrier (__syncwarp).
 void block_barrier();
 void warp_barrier();
-// The running thread's lane (0..31) and the 8-byte slot exchange of a warp operation: stores
-// |bits| as this lane's value, waits for the warp, returns the warp's 32 published values (valid
-// until this thread's next warp operation).
+// The running thread's lane (0..kWarpSize - 1) and the 8-byte slot exchange of a warp operation:
+// stores |bits| as this lane's value, waits for the warp, returns the warp's kWarpSize published
+// values (valid until this thread's next warp operation).
 int lane_id();
 const uint64_t* warp_publish(uint64_t bits);
 // The dynamic shared memory of the running block (GPU_DYNAMIC_SHARED).
@@ -203,59 +207,66 @@ T shuffle_from(T value, int source, int width) {
 #define blockIdx (::emu::g_block_idx)
 #define blockDim (::emu::g_block_dim)
 #define gridDim (::emu::g_grid_dim)
-inline constexpr int warpSize = 32;
+inline constexpr int warpSize = ::emu::kWarpSize;
 
 inline void __syncthreads() { ::emu::block_barrier(); }
 inline void __syncwarp(unsigned /*mask*/ = 0xffffffffu) { ::emu::warp_barrier(); }
 inline void __threadfence() {}
 inline void __threadfence_block() {}
-inline unsigned __activemask() { return 0xffffffffu; }
+inline ::emu::LaneMask __activemask() { return ::emu::kAllLanes; }
 
-// ---- warp operations (all 32 lanes must take part; the mask is not checked)
-// -----------------------
+// ---- warp operations (every lane of the warp must take part; the mask is not checked) -----------
 template <typename T>
-T __shfl_xor_sync(unsigned /*mask*/, T value, int lane_mask, int width = 32) {
+T __shfl_xor_sync(unsigned long long /*mask*/, T value, int lane_mask, int width = warpSize) {
   return ::emu::shuffle_from(value, ::emu::lane_id() ^ lane_mask, width);
 }
 template <typename T>
-T __shfl_sync(unsigned /*mask*/, T value, int source_lane, int width = 32) {
+T __shfl_sync(unsigned long long /*mask*/, T value, int source_lane, int width = warpSize) {
   return ::emu::shuffle_from(value, ::emu::lane_id() / width * width + source_lane % width, width);
 }
 template <typename T>
-T __shfl_down_sync(unsigned /*mask*/, T value, unsigned delta, int width = 32) {
+T __shfl_down_sync(unsigned long long /*mask*/, T value, unsigned delta, int width = warpSize) {
   return ::emu::shuffle_from(value, ::emu::lane_id() + static_cast<int>(delta), width);
 }
 template <typename T>
-T __shfl_up_sync(unsigned /*mask*/, T value, unsigned delta, int width = 32) {
+T __shfl_up_sync(unsigned long long /*mask*/, T value, unsigned delta, int width = warpSize) {
   return ::emu::shuffle_from(value, ::emu::lane_id() - static_cast<int>(delta), width);
 }
 // HIP's spellings (no mask).
 template <typename T>
-T __shfl_xor(T value, int lane_mask, int width = 32) {
+T __shfl_xor(T value, int lane_mask, int width = warpSize) {
   return __shfl_xor_sync(0xffffffffu, value, lane_mask, width);
 }
 template <typename T>
-T __shfl(T value, int source_lane, int width = 32) {
+T __shfl(T value, int source_lane, int width = warpSize) {
   return __shfl_sync(0xffffffffu, value, source_lane, width);
 }
 template <typename T>
-T __shfl_down(T value, unsigned delta, int width = 32) {
+T __shfl_down(T value, unsigned delta, int width = warpSize) {
   return __shfl_down_sync(0xffffffffu, value, delta, width);
 }
 template <typename T>
-T __shfl_up(T value, unsigned delta, int width = 32) {
+T __shfl_up(T value, unsigned delta, int width = warpSize) {
   return __shfl_up_sync(0xffffffffu, value, delta, width);
 }
-inline unsigned __ballot_sync(unsigned /*mask*/, int predicate) {
+inline ::emu::LaneMask __ballot_sync(unsigned long long /*mask*/, int predicate) {
   const uint64_t* lanes = ::emu::warp_publish(predicate != 0 ? 1u : 0u);
-  unsigned bits = 0;
-  for (int lane = 0; lane < 32; ++lane) bits |= static_cast<unsigned>(lanes[lane] & 1u) << lane;
+  ::emu::LaneMask bits = 0;
+  for (int lane = 0; lane < warpSize; ++lane) {
+    bits |= static_cast<::emu::LaneMask>(lanes[lane] & 1u) << lane;
+  }
   return bits;
 }
-inline int __any_sync(unsigned mask, int predicate) { return __ballot_sync(mask, predicate) != 0; }
-inline int __all_sync(unsigned mask, int predicate) {
-  return __ballot_sync(mask, predicate) == 0xffffffffu;
+inline int __any_sync(unsigned long long mask, int predicate) {
+  return __ballot_sync(mask, predicate) != 0;
 }
+inline int __all_sync(unsigned long long mask, int predicate) {
+  return __ballot_sync(mask, predicate) == ::emu::kAllLanes;
+}
+// HIP's spellings (no mask).
+inline ::emu::LaneMask __ballot(int predicate) { return __ballot_sync(0, predicate); }
+inline int __any(int predicate) { return __any_sync(0, predicate); }
+inline int __all(int predicate) { return __all_sync(0, predicate); }
 
 // ---- atomics (threads switch only at barriers, so plain read-modify-writes are atomic) ----------
 template <typename T, typename U>

@@ -123,13 +123,15 @@ emuError_t emuGetDeviceProperties(emuDeviceProp* prop, int device) {
   if (prop == nullptr) return emuErrorInvalidValue;
   if (device != 0) return emuErrorInvalidDevice;
   *prop = emuDeviceProp{};
-  std::snprintf(prop->name, sizeof(prop->name), "%s", "hwinfer GPU emulator (CPU)");
+  std::snprintf(prop->name, sizeof(prop->name), "%s",
+                HWINFER_GPU_EMU_WARP_SIZE == 64 ? "hwinfer GPU emulator (CPU, 64-lane wavefronts)"
+                                                : "hwinfer GPU emulator (CPU)");
   prop->totalGlobalMem = kEmuMemoryBytes;
   prop->sharedMemPerBlock = kEmuDefaultDynamicShared;
   prop->sharedMemPerBlockOptin = kEmuMaxDynamicShared;
   prop->multiProcessorCount = kEmuMultiprocessors;
   prop->maxThreadsPerBlock = 1024;
-  prop->warpSize = 32;
+  prop->warpSize = HWINFER_GPU_EMU_WARP_SIZE;
   prop->integrated = 0;
   prop->major = 9;
   prop->minor = 0;

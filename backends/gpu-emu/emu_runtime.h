@@ -22,6 +22,15 @@
 #include <cstddef>
 #include <cstdint>
 
+// The emulated warp width: 32 lanes (NVIDIA, RDNA), or 64 (CDNA's wavefronts) in the wave64 build
+// of the plugin (backends/gpu-emu/CMakeLists.txt), which compiles the kernels for it as hipcc does
+// for gfx90a / gfx940: a compile-time constant of the kernels, never a launch parameter.
+#ifndef HWINFER_GPU_EMU_WARP_SIZE
+#define HWINFER_GPU_EMU_WARP_SIZE 32
+#endif
+static_assert(HWINFER_GPU_EMU_WARP_SIZE == 32 || HWINFER_GPU_EMU_WARP_SIZE == 64,
+              "the emulator runs 32- or 64-lane warps");
+
 enum emuError_t : int {
   emuSuccess = 0,
   emuErrorInvalidValue = 1,

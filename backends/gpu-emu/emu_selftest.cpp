@@ -4,7 +4,8 @@
 // barrier some threads never reach aborts the launch (run in a child process), and stream capture
 // (launches and copies recorded, not run; replays see the buffers' current contents). Kernels here
 // are written as the .cu files of backends/gpu-common are (gpu_device.h, GPU_LAUNCH); must not test
-// hwinfer's kernels (the conformance suite does, on the gpuemu plugin).
+// hwinfer's kernels (the conformance suite does, on the gpuemu plugin). Written for any warp width:
+// built for 32 lanes (gpuemu_selftest) and for 64 (gpuemu_selftest_wave64).
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,14 +40,14 @@ __global__ void row_sum_max(const float* in, float* out, int n) {
 }
 
 // out: [blockDim.x, 5] per thread: shfl_down 1, shfl_up 3, shfl from lane 5, ballot, warp_sum.
-__global__ void warp_ops(int* out) {
-  const int lane = static_cast<int>(threadIdx.x) % 32;
-  int* mine = out + threadIdx.x * 5;
-  mine[0] = __shfl_down_sync(0xffffffffu, lane, 1);
-  mine[1] = __shfl_up_sync(0xffffffffu, lane, 3);
-  mine[2] = __shfl_sync(0xffffffffu, lane * 10, 5);
-  mine[3] = static_cast<int>(__ballot_sync(0xffffffffu, lane % 3 == 0));
-  mine[4] = static_cast<int>(warp_sum(static_cast<float>(lane)));
+__global__ void warp_ops(long long* out) {
+  const int lane = static_cast<int>(threadIdx.x) % warpSize;
+  long long* mine = out + threadIdx.x * 5;
+  mine[0] = __shfl_down_sync(~0ull, lane, 1);
+  mine[1] = __shfl_up_sync(~0ull, lane, 3);
+  mine[2] = __shfl_sync(~0ull, lane * 10, 5);
+  mine[3] = static_cast<long long>(__ballot_sync(~0ull, lane % 3 == 0));
+  mine[4] = static_cast<long long>(warp_sum(static_cast<float>(lane)));
 }
 
 __global__ void iota_twice(int* out, int n) {
@@ -127,16 +128,19 @@ int main() {
     CHECK(sums[static_cast<size_t>(2 * b + 1)] == 16.0f);
   }
 
-  std::vector<int> lanes(64 * 5);
-  GPU_LAUNCH(warp_ops, 1, 64, 0, nullptr, lanes.data());
-  for (int t = 0; t < 64; ++t) {
-    const int lane = t % 32;
-    const int* got = lanes.data() + t * 5;
-    CHECK(got[0] == (lane < 31 ? lane + 1 : lane));
+  constexpr int kLanes = warpSize;  // two warps of it
+  long long every_third = 0;        // the ballot of lane % 3 == 0
+  for (int lane = 0; lane < kLanes; lane += 3) every_third |= 1ll << lane;
+  std::vector<long long> lanes(2 * kLanes * 5);
+  GPU_LAUNCH(warp_ops, 1, 2 * kLanes, 0, nullptr, lanes.data());
+  for (int t = 0; t < 2 * kLanes; ++t) {
+    const int lane = t % kLanes;
+    const long long* got = lanes.data() + t * 5;
+    CHECK(got[0] == (lane < kLanes - 1 ? lane + 1 : lane));
     CHECK(got[1] == (lane >= 3 ? lane - 3 : lane));
     CHECK(got[2] == 50);
-    CHECK(static_cast<unsigned>(got[3]) == 0x49249249u);
-    CHECK(got[4] == 496);
+    CHECK(got[3] == every_third);
+    CHECK(got[4] == kLanes * (kLanes - 1) / 2);
   }
 
   std::vector<int> iota(1000);
@@ -232,7 +236,7 @@ int main() {
   CHECK(aborts([&] { GPU_LAUNCH(barrier_after_lane0_exits, 1, 64, 0, nullptr, out); }));
   CHECK(aborts([&] { GPU_LAUNCH(shuffle_in_part_of_a_warp, 1, 64, 0, nullptr, out); }));
 
-  std::printf("gpuemu self-test: %s (%d failures)\n", g_failures == 0 ? "passed" : "FAILED",
-              g_failures);
+  std::printf("gpuemu self-test, %d-lane warps: %s (%d failures)\n", kLanes,
+              g_failures == 0 ? "passed" : "FAILED", g_failures);
   return g_failures == 0 ? 0 : 1;
 }

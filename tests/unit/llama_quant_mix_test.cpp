@@ -48,7 +48,8 @@ struct MixCase {
 
 // The plugins that run every type of the files (a backend joins the list with its kernels).
 struct MixBackend {
-  const char* name;
+  const char* name;  // in the test's name
+  const char* plugin;
   const char* plugin_dir;
 };
 
@@ -106,9 +107,15 @@ const MixCase kCases[] = {
 };
 
 const MixBackend kBackends[] = {
-    {"cpu", HWINFER_PLUGIN_BUILD_DIR},
+    {"cpu", "cpu", HWINFER_PLUGIN_BUILD_DIR},
 #ifdef HWINFER_HAVE_VULKAN_PLUGIN
-    {"vulkan", HWINFER_PLUGIN_BUILD_DIR},
+    {"vulkan", "vulkan", HWINFER_PLUGIN_BUILD_DIR},
+#endif
+#ifdef HWINFER_GPUEMU_PLUGIN_DIR
+    {"gpuemu", "gpuemu", HWINFER_GPUEMU_PLUGIN_DIR},  // the CUDA / HIP kernels (gpu-common)
+#endif
+#ifdef HWINFER_GPUEMU_WAVE64_PLUGIN_DIR
+    {"gpuemu_wave64", "gpuemu", HWINFER_GPUEMU_WAVE64_PLUGIN_DIR},  // with 64-lane wavefronts
 #endif
 };
 
@@ -159,7 +166,7 @@ TEST_P(QuantMixOnDeviceTest, ExecutorFollowsLlamaCppUpToANearTie) {
   const auto& [backend, c] = GetParam();
   auto model = OpenModel(c.file);
   ASSERT_NE(model, nullptr);
-  auto device = OpenFirstDevice(backend.plugin_dir, backend.name);
+  auto device = OpenFirstDevice(backend.plugin_dir, backend.plugin);
   ASSERT_NE(device, nullptr);
   auto executor = LlamaExecutor::Create(device, model);
   ASSERT_TRUE(executor.ok()) << executor.status().ToString();
