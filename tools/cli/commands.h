@@ -92,6 +92,22 @@ struct GenerateOptions {
 };
 int RunGenerate(const GlobalOptions& global, const GenerateOptions& options);
 
+// `hwinfer tokenize` / `hwinfer detokenize`
+struct TokenizeOptions {
+  std::string model;
+  std::string text;
+  std::string file;
+  bool ids_only = false;
+  bool no_bos = false;
+  bool parse_special = false;
+};
+int RunTokenize(const TokenizeOptions& options);
+struct DetokenizeOptions {
+  std::string model;
+  std::string ids;
+};
+int RunDetokenize(const DetokenizeOptions& options);
+
 // `hwinfer bench-model`
 struct BenchModelOptions {
   ModelRunOptions run;

@@ -211,6 +211,29 @@ void AddModelCommand(CLI::App& app, int& exit_code) {
       [&exit_code, quantize_options] { exit_code = RunQuantize(*quantize_options); });
 }
 
+void AddTokenizeCommands(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<TokenizeOptions>();
+  CLI::App* tokenize = app.add_subcommand("tokenize", "Text to token ids with a model's tokenizer");
+  tokenize->add_option("-m,--model", options->model, "GGUF file (a vocabulary-only one will do)")
+      ->required();
+  CLI::Option* text = tokenize->add_option("text", options->text, "Text to tokenize");
+  CLI::Option* file =
+      tokenize->add_option("--file", options->file, "Tokenize this file's bytes exactly");
+  text->excludes(file);
+  tokenize->add_flag("--ids", options->ids_only, "Print only the ids, as a list");
+  tokenize->add_flag("--no-bos", options->no_bos, "Do not add BOS / EOS");
+  tokenize->add_flag("--parse-special", options->parse_special,
+                     "Turn the texts of control tokens (<s>, ...) into those tokens");
+  tokenize->callback([&exit_code, options] { exit_code = RunTokenize(*options); });
+
+  auto detokenize_options = std::make_shared<DetokenizeOptions>();
+  CLI::App* detokenize = app.add_subcommand("detokenize", "Token ids to text");
+  detokenize->add_option("-m,--model", detokenize_options->model, "GGUF file")->required();
+  detokenize->add_option("ids", detokenize_options->ids, "Token ids, comma-separated")->required();
+  detokenize->callback(
+      [&exit_code, detokenize_options] { exit_code = RunDetokenize(*detokenize_options); });
+}
+
 void AddGenerateCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<GenerateOptions>();
   CLI::App* command = app.add_subcommand("generate", "Generate token ids from a GGUF model");
@@ -314,6 +337,7 @@ int main(int argc, char** argv) {
   AddKvSizeCommand(app, exit_code);
   AddModelCommand(app, exit_code);
   AddGenerateCommand(app, global, exit_code);
+  AddTokenizeCommands(app, exit_code);
   AddBenchModelCommand(app, global, exit_code);
   AddBenchCommand(app, global, exit_code);
   AddSweepCommand(app, global, exit_code);
