@@ -33,7 +33,7 @@ constexpr uint64_t kXqBlockWords = 9;  // d + 32 int8 (quantize_q8.comp)
 // kMatmulQuantizedGemvMaxM (both backends switch paths at the same m).
 constexpr uint64_t kGemvMaxM = 8;
 constexpr uint64_t kGemvRowsPerGroup = 8;   // SEGMENTS of shaders/matmul_q{,f}_gemv.comp
-constexpr uint64_t kCpuDeviceMinRows = 64;  // see enqueue_matmul_quantized
+constexpr uint64_t kCpuDeviceMinRows = 64;  // see prefers_barrier_free_rows
 
 struct QuantizePush {
   uint32_t m, blocks;
@@ -100,6 +100,15 @@ Operand weight_operand(const hwinfer_matmul_quantized_desc& d) {
           static_cast<uint64_t>(d.n - 1) * static_cast<uint64_t>(d.w.strides_bytes[0]) + row_bytes};
 }
 
+// Whether a decode GEMV over |n| rows of w should run one row per invocation without barriers:
+// a CPU implementation (lavapipe) runs a shader with barriers as coroutines and the GEMVs there
+// about 20x slower than a barrier-free loop (docs/PERFORMANCE.md), so from kCpuDeviceMinRows rows
+// on it takes the loop; the results are the same bits either way, and small n still runs the
+// GEMV there (tests).
+bool prefers_barrier_free_rows(const hwinfer_device* device, uint64_t n) {
+  return device->physical->info.device_type == HWINFER_DEVICE_TYPE_CPU && n >= kCpuDeviceMinRows;
+}
+
 // Prefill: x exact, the weights dequantized into the tiles of an F32 GEMM.
 hwinfer_error* record_dequant_gemm(Recording& recording, const hwinfer_device* device,
                                    const hwinfer_matmul_quantized_desc& d) {
@@ -149,12 +158,7 @@ hwinfer_error* record_q8_q4_decode(Recording& recording, const hwinfer_device* d
   push.w_row_stride = static_cast<uint32_t>(d.w.strides_bytes[0]);
   push.y_offset = element_remainder(device, d.y);
   push.y_row_stride = element_stride(d.y, 0);
-  // A CPU implementation (lavapipe) runs a shader with barriers as coroutines and the GEMV's
-  // integer dots there about 20x slower than matmul_q.comp's barrier-free loop
-  // (docs/PERFORMANCE.md), so from kCpuDeviceMinRows rows of w on it keeps matmul_q.comp; the
-  // results are the same bits either way, and small n still runs the GEMV there (tests).
-  const bool cpu_device = device->physical->info.device_type == HWINFER_DEVICE_TYPE_CPU;
-  if (!cpu_device || n < kCpuDeviceMinRows) {
+  if (!prefers_barrier_free_rows(device, n)) {
     // Same push constants; one workgroup per kGemvRowsPerGroup rows of w.
     return recording.dispatch(ShaderId::kMatmulQGemv, {xq_operand, w, operand_of(d.y)}, &push,
                               sizeof(push), div_up(n, kGemvRowsPerGroup));
@@ -194,10 +198,7 @@ hwinfer_error* record_qf_decode(Recording& recording, const hwinfer_device* devi
   push.y_offset = element_remainder(device, d.y);
   push.y_row_stride = element_stride(d.y, 0);
   const auto n = static_cast<uint64_t>(d.n);
-  // A CPU device runs the barrier-free one-row-per-invocation shader from kCpuDeviceMinRows rows
-  // (as matmul_q.comp above); small n keeps the GEMV there too (tests).
-  const bool cpu_device = device->physical->info.device_type == HWINFER_DEVICE_TYPE_CPU;
-  if (cpu_device && n >= kCpuDeviceMinRows) {
+  if (prefers_barrier_free_rows(device, n)) {
     return recording.dispatch(weight_shader(WeightShaderFamily::kMatmulQfRows, d.w.dtype),
                               {xq_operand, w, operand_of(d.y)}, &push, sizeof(push),
                               div_up(n, kWorkgroupSize));

@@ -2,14 +2,12 @@
 // --file F)` and `hwinfer detokenize -m F IDS`: the model's own tokenizer (hwinfer/tokenizer.h,
 // built from the GGUF metadata; vocabulary-only files do), as llama.cpp's llama-tokenize shows
 // it: one "id -> 'piece'" line per token, or with --ids the ids as a list. A file is read as its
-// bytes exactly (no newline stripped).
+// bytes exactly (no newline stripped), and only if it is a regular file (hwinfer/input_file.h).
 #include <fmt/format.h>
-
-#include <fstream>
-#include <sstream>
 
 #include "commands.h"
 #include "hwinfer/gguf.h"
+#include "hwinfer/input_file.h"
 #include "hwinfer/text_escape.h"
 #include "hwinfer/tokenizer.h"
 
@@ -22,13 +20,8 @@ StatusOr<std::unique_ptr<Tokenizer>> OpenTokenizer(const std::string& path) {
   return Tokenizer::FromGguf(**file);
 }
 
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFound(path + ": cannot open");
-  std::ostringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
+// The most `tokenize --file` reads: far more text than any context holds.
+constexpr uint64_t kMaxTextFileBytes = uint64_t{256} << 20;
 
 }  // namespace
 
@@ -37,7 +30,7 @@ int RunTokenize(const TokenizeOptions& options) {
   if (!tokenizer.ok()) return ReportError(tokenizer.status());
   std::string text = options.text;
   if (!options.file.empty()) {
-    auto bytes = ReadWholeFile(options.file);
+    auto bytes = ReadInputFile(options.file, "text file", kMaxTextFileBytes);
     if (!bytes.ok()) return ReportError(bytes.status());
     text = *bytes;
   }

@@ -62,6 +62,12 @@ inline uint16_t f32_to_f16(float value) {
   return static_cast<uint16_t>(sign | ((rounded - 0x38000000u) >> 13));
 }
 
+// |value| as binary16 into the two bytes at |at| (little-endian as GGUF stores it, any alignment).
+inline void put_f16(uint8_t* at, float value) {
+  const uint16_t h = f32_to_f16(value);
+  std::memcpy(at, &h, sizeof(h));
+}
+
 inline float bf16_to_f32(uint16_t b) { return bits_to_f32(static_cast<uint32_t>(b) << 16); }
 
 inline uint16_t f32_to_bf16(float value) {

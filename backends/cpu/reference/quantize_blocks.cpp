@@ -12,11 +12,6 @@ namespace hwinfer::reference {
 
 namespace {
 
-void put_half(uint8_t* at, float value) {
-  const uint16_t h = f32_to_f16(value);
-  std::memcpy(at, &h, sizeof(h));
-}
-
 // One block of 32 with a min: d and m in the first four bytes, the fifth bits (|bits| = 5) in the
 // next four, then the nibbles (value j low, value j + 16 high).
 void quantize_with_min(const float* v, int bits, uint8_t* block) {
@@ -25,8 +20,8 @@ void quantize_with_min(const float* v, int bits, uint8_t* block) {
   const float hi = *std::max_element(v, v + 32);
   const float d = (hi - lo) / static_cast<float>(top);
   const float id = d != 0.0f ? 1.0f / d : 0.0f;
-  put_half(block, d);
-  put_half(block + 2, lo);
+  put_f16(block, d);
+  put_f16(block + 2, lo);
   uint8_t* qs = block + (bits == 5 ? 8 : 4);
   uint32_t qh = 0;
   for (int j = 0; j < 16; ++j) {
@@ -82,7 +77,7 @@ void quantize_iq4_nl(const float* x, uint8_t* out, int64_t n) {
       qx += static_cast<double>(kIq4NlValues[q[j]]) * v[j];
       qq += static_cast<double>(kIq4NlValues[q[j]]) * kIq4NlValues[q[j]];
     }
-    put_half(block, qq > 0 ? static_cast<float>(qx / qq) : 0.0f);  // least squares for those q
+    put_f16(block, qq > 0 ? static_cast<float>(qx / qq) : 0.0f);  // least squares for those q
     for (int j = 0; j < 16; ++j) block[2 + j] = static_cast<uint8_t>(q[j] | (q[j + 16] << 4));
   }
 }

@@ -72,8 +72,7 @@ inline void quantize_q5_0(const float* x, uint8_t* out, int64_t n) {
     const float d = max / -16.0f;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     uint8_t* block = out + b * HWINFER_Q5_0_BLOCK_BYTES;
-    const uint16_t h = f32_to_f16(d);
-    std::memcpy(block, &h, sizeof(h));
+    put_f16(block, d);
     uint32_t qh = 0;
     for (int j = 0; j < 16; ++j) {
       const int lo = std::min(31, static_cast<int>(v[j] * id + 16.5f));

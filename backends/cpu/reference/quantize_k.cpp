@@ -13,11 +13,6 @@ namespace hwinfer::reference {
 
 namespace {
 
-void put_half(uint8_t* at, float value) {
-  const uint16_t h = f32_to_f16(value);
-  std::memcpy(at, &h, sizeof(h));
-}
-
 float half_value(float value) { return f16_to_f32(f32_to_f16(value)); }
 
 int nearest(float v, int lo, int hi) {
@@ -59,8 +54,8 @@ AffineScales affine_scales(const float* x, int subs, int size, int levels, int s
 
 // Q4_K / Q5_K's d, dmin and 12 scale bytes (plugin.h's packing of eight 6-bit scales and mins).
 void put_k_scales(const AffineScales& a, uint8_t* out) {
-  put_half(out, a.d);
-  put_half(out + 2, a.dmin);
+  put_f16(out, a.d);
+  put_f16(out + 2, a.dmin);
   uint8_t* scales = out + 4;
   std::memset(scales, 0, 12);
   for (int s = 0; s < 8; ++s) {
@@ -113,8 +108,8 @@ void quantize_q2_k_block(const float* x, uint8_t* out) {
   for (int i = 0; i < 256; ++i) q[i] = a.quantize(x[i], i / 16, 3);
   for (int s = 0; s < 16; ++s) out[s] = static_cast<uint8_t>(a.sc[s] | (a.mn[s] << 4));
   put_2bit(q, out + 16);
-  put_half(out + 80, a.d);
-  put_half(out + 82, a.dmin);
+  put_f16(out + 80, a.d);
+  put_f16(out + 82, a.dmin);
 }
 
 // Symmetric sub-blocks of 16 (Q3_K, Q6_K): scale[s] maps sub-block s's value of largest magnitude
@@ -157,7 +152,7 @@ void quantize_q3_k_block(const float* x, uint8_t* out) {
     hmask[i % 32] = static_cast<uint8_t>(hmask[i % 32] | ((q[i] >> 2) << (i / 32)));
   }
   put_2bit(q, out + 32);
-  put_half(out + 108, d);
+  put_f16(out + 108, d);
 }
 
 // One Q6_K block: sub-block s of 16 maps its value of largest magnitude to -32 (q - 32 in
@@ -168,7 +163,7 @@ void quantize_q6_k_block(const float* x, uint8_t* out) {
   float scale[16];
   const float largest_signed = symmetric_scales(x, 32.0f, scale);
   const float d = half_value(largest_signed / -128.0f);
-  put_half(out + 208, d);
+  put_f16(out + 208, d);
   auto* scales = reinterpret_cast<int8_t*>(out + 192);
   int q[256];
   for (int s = 0; s < 16; ++s) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hwinfer/tokenizer.h"
+#include "utf8_lead.h"
 
 namespace hwinfer {
 namespace {
@@ -34,9 +35,8 @@ struct BigramOrder {
 void Tokenizer::EncodeSpm(std::string_view escaped, std::vector<int32_t>& out) const {
   std::vector<Symbol> symbols;
   for (size_t offset = 0; offset < escaped.size();) {
-    const auto lead = static_cast<uint8_t>(escaped[offset]);
-    size_t length = lead < 0xc0 ? 1 : lead < 0xe0 ? 2 : lead < 0xf0 ? 3 : 4;
-    length = std::min(length, escaped.size() - offset);
+    const size_t length = std::min(text::Utf8LengthFromLead(static_cast<uint8_t>(escaped[offset])),
+                                   escaped.size() - offset);
     const int index = static_cast<int>(symbols.size());
     symbols.push_back({index - 1, index + 1, offset, length});
     offset += length;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "utf8_lead.h"
+
 namespace hwinfer {
 namespace {
 
@@ -48,14 +50,6 @@ int ByteOfToken(const std::string& text) {
   if (text.size() != 6 || text.compare(0, 3, "<0x") != 0 || text[5] != '>') return -1;
   if (std::sscanf(text.c_str() + 3, "%2X", &value) != 1) return -1;
   return static_cast<int>(value);
-}
-
-// Length of the UTF-8 sequence a lead byte starts (1 for a stray continuation or invalid byte).
-size_t Utf8Length(uint8_t lead) {
-  if (lead < 0xc0) return 1;
-  if (lead < 0xe0) return 2;
-  if (lead < 0xf0) return 3;
-  return lead < 0xf8 ? 4 : 1;
 }
 
 }  // namespace
@@ -206,7 +200,8 @@ std::string StreamingDecoder::Push(int32_t id) {
   for (size_t back = 1; back <= 4 && back <= pending_.size(); ++back) {
     const auto byte = static_cast<uint8_t>(pending_[pending_.size() - back]);
     if ((byte & 0xc0) == 0x80) continue;  // a continuation byte: look further back
-    if (Utf8Length(byte) > back) complete = pending_.size() - back;
+    // A byte 0xf8-0xff starts no sequence: it is passed on as it is.
+    if (byte < 0xf8 && text::Utf8LengthFromLead(byte) > back) complete = pending_.size() - back;
     break;
   }
   std::string out = pending_.substr(0, complete);
