@@ -6,56 +6,25 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "hwinfer/gguf.h"
 #include "hwinfer/tokenizer.h"
+#include "tokenizer_cases.h"
 
 namespace hwinfer {
 namespace {
 
 const std::string kDir = std::string(HWINFER_SOURCE_DIR) + "/tests/data/text/";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  return bytes.str();
-}
-
 std::unique_ptr<Tokenizer> Load(const std::string& file) {
-  auto gguf = GgufFile::Open(kDir + file);
-  EXPECT_TRUE(gguf.ok()) << gguf.status().ToString();
-  if (!gguf.ok()) return nullptr;
-  auto tokenizer = Tokenizer::FromGguf(**gguf);
-  EXPECT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
-  return tokenizer.ok() ? std::move(*tokenizer) : nullptr;
+  return test::LoadTokenizer(kDir + file);
 }
 
-// llama.cpp's format: texts separated by "\n__ggml_vocab_test__\n", one line of ids per text.
 std::vector<std::pair<std::string, std::vector<int32_t>>> ReadCases(const std::string& stem) {
-  const std::string inp = ReadFile(kDir + stem + ".inp");
-  const std::string separator = "\n__ggml_vocab_test__\n";
-  std::vector<std::string> texts;
-  for (size_t start = 0, end; (end = inp.find(separator, start)) != std::string::npos;
-       start = end + separator.size()) {
-    texts.push_back(inp.substr(start, end - start));
-  }
-  std::istringstream out(ReadFile(kDir + stem + ".out"));
-  std::vector<std::pair<std::string, std::vector<int32_t>>> cases;
-  std::string line;
-  for (const std::string& text : texts) {
-    std::getline(out, line);
-    std::istringstream ids(line);
-    std::vector<int32_t> want;
-    for (int32_t id; ids >> id;) want.push_back(id);
-    cases.emplace_back(text, want);
-  }
-  return cases;
+  return test::ReadTokenizerCases(kDir + stem + ".inp", kDir + stem + ".out");
 }
 
 TEST(TokenizerSpm, EveryLlamaCppTestTextGivesItsIds) {
@@ -105,29 +74,8 @@ TEST(TokenizerSpm, StreamingHoldsBackSplitCharactersAndRandomTextRoundTrips) {
   for (const std::string& piece : pieces) all += piece;
   EXPECT_EQ(all, " 🦙");  // the space prefix's own token came first
   std::mt19937 rng(5);
-  const char32_t kRanges[][2] = {
-      {0x20, 0x7e}, {0xa0, 0x24f}, {0x400, 0x4ff}, {0x4e00, 0x4fff}, {0x1f300, 0x1f64f}};
   for (int trial = 0; trial < 200; ++trial) {
-    std::string text;
-    for (int c = 0; c < 12; ++c) {
-      const auto& range = kRanges[rng() % 5];
-      const auto cp = static_cast<char32_t>(range[0] + rng() % (range[1] - range[0] + 1));
-      if (cp < 0x80) {
-        text += static_cast<char>(cp);
-      } else if (cp < 0x800) {
-        text += static_cast<char>(0xc0 | (cp >> 6));
-        text += static_cast<char>(0x80 | (cp & 0x3f));
-      } else if (cp < 0x10000) {
-        text += static_cast<char>(0xe0 | (cp >> 12));
-        text += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-        text += static_cast<char>(0x80 | (cp & 0x3f));
-      } else {
-        text += static_cast<char>(0xf0 | (cp >> 18));
-        text += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
-        text += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
-        text += static_cast<char>(0x80 | (cp & 0x3f));
-      }
-    }
+    const std::string text = test::RandomUtf8(rng, 12);
     EXPECT_EQ(tokenizer->Decode(tokenizer->Encode(text, true, false), false), text);
   }
 }

@@ -2,13 +2,16 @@
 // (Tokenizer::EncodeSpm): the text, spaces already U+2581, starts as one symbol per UTF-8
 // character; the adjacent pair whose concatenation is a token with the highest score merges
 // first (ties: the leftmost), until no pair forms a token; a symbol that is no token is emitted as
-// <0xXX> byte tokens.
+// <0xXX> byte tokens. When no token has U+2581 after another character (Llama 2's vocabulary), no
+// merge can cross the start of a word, so each word is merged on its own: the same result, with
+// a small queue instead of one over the whole text.
 #include <algorithm>
 #include <queue>
 #include <vector>
 
 #include "hwinfer/tokenizer.h"
-#include "utf8_lead.h"
+#include "token_index.h"
+#include "utf8.h"
 
 namespace hwinfer {
 namespace {
@@ -30,9 +33,34 @@ struct BigramOrder {
   }
 };
 
+constexpr std::string_view kSpace = "\xe2\x96\x81";  // U+2581
+
 }  // namespace
 
+bool Tokenizer::SpacesOnlyLead() const {
+  for (const std::string& token : tokens_) {
+    size_t lead = 0;
+    while (token.compare(lead, kSpace.size(), kSpace) == 0) lead += kSpace.size();
+    if (token.find(kSpace, lead) != std::string::npos) return false;
+  }
+  return true;
+}
+
 void Tokenizer::EncodeSpm(std::string_view escaped, std::vector<int32_t>& out) const {
+  if (!spm_words_merge_alone_) return MergeSpm(escaped, out);
+  size_t start = 0;
+  for (size_t at = 0; (at = escaped.find(kSpace, at)) != std::string_view::npos;
+       at += kSpace.size()) {
+    // A word starts at a U+2581 that follows another character.
+    if (at > start && escaped.compare(at - kSpace.size(), kSpace.size(), kSpace) != 0) {
+      MergeSpm(escaped.substr(start, at - start), out);
+      start = at;
+    }
+  }
+  MergeSpm(escaped.substr(start), out);
+}
+
+void Tokenizer::MergeSpm(std::string_view escaped, std::vector<int32_t>& out) const {
   std::vector<Symbol> symbols;
   for (size_t offset = 0; offset < escaped.size();) {
     const size_t length = std::min(text::Utf8LengthFromLead(static_cast<uint8_t>(escaped[offset])),
@@ -47,9 +75,9 @@ void Tokenizer::EncodeSpm(std::string_view escaped, std::vector<int32_t>& out) c
   auto try_pair = [&](int left, int right) {
     if (left < 0 || right < 0) return;
     const size_t length = symbols[left].length + symbols[right].length;
-    const auto found = ids_.find(std::string(escaped.substr(symbols[left].offset, length)));
-    if (found == ids_.end()) return;
-    queue.push({left, right, scores_[static_cast<size_t>(found->second)], length});
+    const int32_t found = ids_->Find(escaped.substr(symbols[left].offset, length));
+    if (found < 0) return;
+    queue.push({left, right, scores_[static_cast<size_t>(found)], length});
   };
   for (int i = 1; i < static_cast<int>(symbols.size()); ++i) try_pair(i - 1, i);
   while (!queue.empty()) {
@@ -69,9 +97,9 @@ void Tokenizer::EncodeSpm(std::string_view escaped, std::vector<int32_t>& out) c
   }
   for (int i = 0; i >= 0; i = symbols[i].next) {
     const std::string_view piece = escaped.substr(symbols[i].offset, symbols[i].length);
-    const auto found = ids_.find(std::string(piece));
-    if (found != ids_.end()) {
-      out.push_back(found->second);
+    const int32_t found = ids_->Find(piece);
+    if (found >= 0) {
+      out.push_back(found);
     } else {
       AppendByteTokens(piece, out);
     }
