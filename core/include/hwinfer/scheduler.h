@@ -128,6 +128,11 @@ class Scheduler {
   // plan must be completed, after the executor appended its chunks, before the next Schedule.
   std::vector<TokenEvent> Complete(const StepPlan& plan, const std::vector<int32_t>& sampled);
 
+  // Drops the record of a finished or cancelled request (its Output and times), so a long-running
+  // server does not keep every request it ever served; FailedPrecondition for one still waiting
+  // or running, NotFound for an unknown one.
+  Status Forget(RequestId id);
+
   // When a dynamic batch's timeout expires (infinity when nothing waits on a timeout).
   double NextWakeTime() const;
 

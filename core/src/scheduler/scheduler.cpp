@@ -122,6 +122,17 @@ Status Scheduler::Cancel(RequestId id) {
   return Status::Ok();
 }
 
+Status Scheduler::Forget(RequestId id) {
+  Entry* e = Find(id);
+  if (e == nullptr) return NotFound("request " + std::to_string(id) + " is unknown");
+  if (e->state != RequestState::kFinished && e->state != RequestState::kCancelled) {
+    return FailedPrecondition("request " + std::to_string(id) + " is still " +
+                              (e->state == RequestState::kRunning ? "running" : "waiting"));
+  }
+  entries_.erase(id);
+  return Status::Ok();
+}
+
 std::vector<TokenEvent> Scheduler::Complete(const StepPlan& plan,
                                             const std::vector<int32_t>& sampled) {
   assert(sampled.size() >= plan.chunks.size() || plan.chunks.empty());
