@@ -1,0 +1,18 @@
+// hwinfer/prometheus_text.h — a serving engine's metrics in Prometheus' text exposition format
+// (version 0.0.4), under vLLM's metric names so dashboards and scrapers built for vLLM read
+// hwinfer unchanged, plus hwinfer's own utilisation gauges under `hwinfer:`. Every sample carries
+// the label model_name.
+#pragma once
+
+#include <string>
+
+#include "hwinfer/serving_metrics.h"
+
+namespace hwinfer {
+
+// The Content-Type that goes with it.
+inline constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
+
+std::string PrometheusText(const ServingMetrics& metrics, const std::string& model_name);
+
+}  // namespace hwinfer
