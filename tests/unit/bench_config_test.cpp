@@ -262,5 +262,47 @@ TEST(BenchConfigErrorTest, ModelNeedsExactlyOneOfPathAndShape) {
   ExpectInvalid("model: {path: m.gguf, type: q8_0}\n", "'type' applies only with 'shape'");
 }
 
+TEST(BenchConfigTest, DatasetReadsKindFileOrderAndOverride) {
+  const StatusOr<BenchConfig> config = Parse(
+      "workload: {dataset: 'sharegpt:data/conv.json', shuffle: false}\n"
+      "output: {save_texts: true}\n");
+  ASSERT_TRUE(config.ok()) << config.status().message();
+  const WorkloadSpec& w = config->workload;
+  EXPECT_EQ(w.dataset.kind, DatasetSpec::Kind::kShareGpt);
+  EXPECT_EQ(w.dataset.file, kConfigsDir + "/data/conv.json");  // relative to the config
+  EXPECT_FALSE(w.dataset.shuffle);
+  EXPECT_FALSE(w.dataset.override_output);
+  EXPECT_EQ(w.num_requests, 0);  // every prompt
+  EXPECT_TRUE(config->save_texts);
+
+  const StatusOr<BenchConfig> overridden =
+      Parse("workload: {dataset: 'jsonl:/p.jsonl', output: 32, num_requests: 5}\n");
+  ASSERT_TRUE(overridden.ok()) << overridden.status().message();
+  EXPECT_EQ(overridden->workload.dataset.file, "/p.jsonl");
+  EXPECT_TRUE(overridden->workload.dataset.shuffle);
+  EXPECT_TRUE(overridden->workload.dataset.override_output);
+  EXPECT_EQ(overridden->workload.output.value, 32);
+  EXPECT_EQ(overridden->workload.num_requests, 5);
+
+  const StatusOr<BenchConfig> random = Parse("workload: {dataset: random, input: 8}\n");
+  ASSERT_TRUE(random.ok()) << random.status().message();
+  EXPECT_EQ(random->workload.dataset.kind, DatasetSpec::Kind::kRandom);
+  EXPECT_EQ(random->workload.num_requests, 16);
+  EXPECT_FALSE(random->save_texts);
+}
+
+TEST(BenchConfigErrorTest, DatasetExcludesInputAndLengthsFile) {
+  ExpectInvalid("workload: {dataset: 'foo:x.json'}\n",
+                "bench.yaml:1:21: unknown dataset 'foo:x.json'; expected sharegpt:FILE, "
+                "jsonl:FILE or random");
+  ExpectInvalid("workload: {dataset: 'jsonl:'}\n", "names no file; expected jsonl:FILE");
+  ExpectInvalid("workload:\n  dataset: sharegpt:c.json\n  input: 8\n",
+                "bench.yaml:3:3: 'input' does not apply with dataset sharegpt:");
+  ExpectInvalid("workload:\n  file: r.jsonl\n  dataset: sharegpt:c.json\n",
+                "bench.yaml:2:3: 'file' does not apply with dataset sharegpt:");
+  ExpectInvalid("workload: {shuffle: 3}\n", "'shuffle' must be");
+  ExpectInvalid("output: {save_texts: maybe}\n", "'save_texts' must be");
+}
+
 }  // namespace
 }  // namespace hwinfer

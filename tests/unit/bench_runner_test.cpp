@@ -6,6 +6,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -13,7 +14,10 @@
 #include <string>
 #include <vector>
 
+#include "gguf_edit.h"
+#include "hwinfer/dataset.h"
 #include "hwinfer/generate.h"
+#include "hwinfer/gguf.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_model.h"
 #include "hwinfer/registry.h"
@@ -176,6 +180,9 @@ TEST(BenchRunner, RequestThatCanNeverFitIsRecordedAsFailed) {
   EXPECT_EQ(result->summary.failed, 2);
   EXPECT_EQ(result->summary.completed, 0);
   EXPECT_THAT(result->requests[0].error, ::testing::HasSubstr("600"));
+  EXPECT_EQ(result->json["input_lens"], nlohmann::json({600, 600}));
+  EXPECT_EQ(result->json["output_lens"], nlohmann::json({0, 0}));
+  EXPECT_FALSE(result->json.contains("generated_texts"));
 }
 
 TEST(BenchRunner, SimulatedPreemptionChangesNoOutput) {
@@ -286,6 +293,87 @@ TEST(BenchRunner, MaxConcurrencyCapsRequestsInFlight) {
   }
   // Offline arrivals: the others wait outside, and their latency counts from t = 0.
   EXPECT_GT(result->summary.queue_ms.max, 0);
+}
+
+const std::string kTextModel =
+    std::string(HWINFER_SOURCE_DIR) + "/tests/data/text/tiny-llama-spm-text-q8_0.gguf";
+
+// The first requests of the ShareGPT sample in file order on the text model (full Llama 2
+// vocabulary), with the generated texts.
+BenchConfig ShareGptConfig(int64_t num_requests) {
+  BenchConfig config;
+  config.file = "test";
+  config.model.path = kTextModel;
+  config.workload.num_requests = num_requests;
+  config.workload.dataset.kind = DatasetSpec::Kind::kShareGpt;
+  config.workload.dataset.file =
+      std::string(HWINFER_SOURCE_DIR) + "/tests/data/datasets/sharegpt-sample.json";
+  config.workload.dataset.shuffle = false;
+  config.save_texts = true;
+  config.scheduler.max_batch_tokens = 64;
+  config.scheduler.max_sequences = 2;
+  return config;
+}
+
+TEST(BenchRunner, ShareGptRequestsAreTheTokenizedConversations) {
+  const BenchConfig config = ShareGptConfig(3);
+  auto result = RunBench(config, OpenDevice("cpu:0"), FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  auto gguf = GgufFile::Open(kTextModel);
+  ASSERT_TRUE(gguf.ok());
+  auto tokenizer = Tokenizer::FromGguf(**gguf);
+  ASSERT_TRUE(tokenizer.ok());
+  auto file = ReadDataset(config.workload.dataset);
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  const nlohmann::json& j = result->json;
+  ASSERT_EQ(j["input_lens"].size(), 3u);
+  ASSERT_EQ(j["generated_texts"].size(), 3u);
+  EXPECT_EQ(j["workload"]["dataset"], "sharegpt:" + config.workload.dataset.file);
+  EXPECT_EQ(j["workload"]["dataset_stats"]["requests"], 3);
+  for (size_t i = 0; i < 3; ++i) {  // the sample's first three conversations pass every filter
+    const DatasetEntry& entry = file->entries[i];
+    EXPECT_EQ(j["input_lens"][i], (*tokenizer)->Encode(entry.prompt, true, false).size());
+    const size_t answer_tokens = (*tokenizer)->Encode(entry.answer, false, false).size();
+    EXPECT_EQ(j["output_lens"][i], answer_tokens);
+    EXPECT_EQ(result->outputs[i].size(), answer_tokens);
+    // The output's pieces in order (a character left incomplete as U+FFFD).
+    std::string pieces;
+    for (const int32_t id : result->outputs[i]) pieces += (*tokenizer)->Piece(id, false);
+    EXPECT_EQ(
+        j["generated_texts"][i].dump(),
+        nlohmann::json(pieces).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  EXPECT_NO_THROW((void)j.dump());
+}
+
+TEST(BenchRunner, TextNeedsTheModelsTokenizer) {
+  const std::string path =
+      ::testing::TempDir() + "/no-tokenizer-" + std::to_string(::getpid()) + ".gguf";
+  ASSERT_TRUE(test::WriteEditedGguf(
+                  DataFile("tiny-llama-q8_0.gguf"),
+                  [](test::Metadata& kvs, std::vector<test::TensorCopy>&) {
+                    std::erase_if(
+                        kvs, [](const auto& kv) { return kv.first.starts_with("tokenizer."); });
+                  },
+                  path)
+                  .ok());
+  BenchConfig config = ShareGptConfig(2);
+  config.model.path = path;
+  auto result = RunBench(config, OpenDevice("cpu:0"), FixedPeaks());
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(
+      result.status().message(),
+      ::testing::AllOf(::testing::HasSubstr("dataset sharegpt:"),
+                       ::testing::HasSubstr("needs the model's tokenizer"),
+                       ::testing::HasSubstr(path), ::testing::HasSubstr("tokenizer.ggml.model")));
+  config = MixedConfig("tiny-llama-q8_0.gguf");
+  config.model.path = path;
+  config.save_texts = true;
+  result = RunBench(config, OpenDevice("cpu:0"), FixedPeaks());
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(result.status().message(),
+              ::testing::HasSubstr("output.save_texts needs the model's tokenizer"));
+  std::remove(path.c_str());
 }
 
 }  // namespace

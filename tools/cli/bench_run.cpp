@@ -10,6 +10,7 @@
 
 #include "bench_model_source.h"
 #include "hwinfer/config.h"
+#include "hwinfer/dataset.h"
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_model.h"
@@ -39,6 +40,25 @@ StatusOr<const RegisteredDevice*> PickDevice(const Registry& registry, const std
   return &registry.devices().front();
 }
 
+// The workload flags over the config's workload.
+Status ApplyWorkloadFlags(const BenchFlags& flags, WorkloadSpec& workload) {
+  if (!flags.dataset.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(DatasetSpec dataset, ParseDatasetSpec(flags.dataset));
+    dataset.override_output = workload.dataset.override_output;
+    workload.dataset = dataset;
+    if (dataset.kind != DatasetSpec::Kind::kRandom) workload.jsonl_file.clear();
+  }
+  if (flags.num_requests > 0) workload.num_requests = flags.num_requests;
+  if (flags.output_len > 0) {
+    workload.output = LengthDistribution{};
+    workload.output.value = flags.output_len;
+    workload.dataset.override_output = true;
+  }
+  if (flags.seed) workload.seed = *flags.seed;
+  if (flags.disable_shuffle) workload.dataset.shuffle = false;
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
@@ -58,9 +78,17 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
                            ": no 'model' section; expected model: {path: FILE.gguf} "
                            "or model: {shape: NAME}");
   }
-  // Fail fast on a bad workload (a JSONL line, an arrival past the bound) before plugins and the
-  // model load; RunBench draws the same requests again with the model's vocabulary.
-  HWINFER_RETURN_IF_ERROR(CheckWorkload(config.workload));
+  HWINFER_RETURN_IF_ERROR(ApplyWorkloadFlags(flags, config.workload));
+  // Fail fast on a bad workload (a JSONL line, an arrival past the bound, a dataset file) before
+  // plugins and the model load; RunBench draws the same requests again with the model's
+  // vocabulary or tokenizer, from the dataset file read here.
+  if (config.workload.dataset.kind != DatasetSpec::Kind::kRandom) {
+    HWINFER_RETURN_IF_ERROR(config.workload.Validate());
+    HWINFER_ASSIGN_OR_RETURN(DatasetFile dataset, ReadDataset(config.workload.dataset));
+    prepared->run_options.dataset = std::make_shared<const DatasetFile>(std::move(dataset));
+  } else {
+    HWINFER_RETURN_IF_ERROR(CheckWorkload(config.workload));
+  }
   // A shape is synthesised once into the cache (or written as a sparse dummy file).
   HWINFER_ASSIGN_OR_RETURN(prepared->run_options.model_path, ResolveBenchModel(config.model));
   HWINFER_ASSIGN_OR_RETURN(RuntimeConfig runtime, LoadRuntimeConfig(config_file));
@@ -90,7 +118,6 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   if (!flags.mode.empty()) {
     HWINFER_ASSIGN_OR_RETURN(config.scheduler.mode, ParseBatchingMode(flags.mode));
   }
-  if (flags.num_requests > 0) config.workload.num_requests = flags.num_requests;
   prepared->run_options.probe_peaks = !flags.no_probe;
   if (flags.max_sequences > 0) config.scheduler.max_sequences = flags.max_sequences;
   return prepared;

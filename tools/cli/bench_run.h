@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli_common.h"
@@ -21,10 +22,14 @@ struct BenchFlags {
   std::string device;         // --device: an exact device (cpu:0, a name or a UUID)
   std::string hardware_file;  // --hardware: spec peaks; also the sim plugin's `hardware` option
   std::string mode;           // --mode continuous|dynamic|static ("" = the config's)
-  int64_t num_requests = 0;   // --num-requests (0 = the config's)
-  int64_t max_sequences = 0;  // --max-sequences (0 = the config's)
-  bool no_progress = false;   // --no-progress
-  bool no_probe = false;      // --no-probe: no measured peaks (MBU/MFU against them read 0)
+  int64_t num_requests = 0;   // --num-requests / --num-prompts (0 = the config's)
+  std::string dataset;        // --dataset sharegpt:FILE | jsonl:FILE | random ("" = the config's)
+  int64_t output_len = 0;     // --output-len: every request's output length (0 = the config's)
+  std::optional<uint64_t> seed;  // --seed: the workload's seed
+  bool disable_shuffle = false;  // --disable-shuffle: dataset prompts in file order
+  int64_t max_sequences = 0;     // --max-sequences (0 = the config's)
+  bool no_progress = false;      // --no-progress
+  bool no_probe = false;         // --no-probe: no measured peaks (MBU/MFU against them read 0)
 };
 
 // Everything a run needs, loaded from the config and the flags.
@@ -37,7 +42,8 @@ struct PreparedBench {
 };
 
 // Loads the runtime section (with --hardware passed to every `sim` backend as its `hardware`
-// option), the bench sections and the hardware file; applies the overrides; opens the device
+// option), the bench sections and the hardware file; applies the overrides; reads a dataset file
+// once (run_options.dataset, for every run made from it); opens the device
 // chosen by --device, else --backend, else the config's device, else its backend, else the first.
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags);

@@ -124,6 +124,7 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
 struct BenchOptions {
   BenchFlags flags;
   std::string json_out, csv_prefix, markdown_out, tokens_out;
+  bool save_texts = false;  // --save-texts: generated_texts in the result JSON
 };
 int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options);
 

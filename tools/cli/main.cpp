@@ -66,8 +66,8 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
                     "graph (where the device can capture)");
 }
 
-// --config, --backend, --device, --hardware, --mode, --num-requests, --max-sequences,
-// --no-progress and --no-probe (bench, sweep).
+// --config, --backend, --device, --hardware, --mode, --num-requests, --max-sequences, --dataset,
+// --output-len, --seed, --disable-shuffle, --no-progress and --no-probe (bench, sweep).
 void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
   command
       ->add_option("--config", flags.config_file,
@@ -81,8 +81,25 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
       "the simulated device for the sim backend");  // a missing file: LoadHardwareSpec's error
   command->add_option("--mode", flags.mode, "Batching: continuous | dynamic | static")
       ->check(CLI::IsMember({"continuous", "dynamic", "static"}));
-  command->add_option("--num-requests", flags.num_requests, "Requests to send")
+  command
+      ->add_option("--num-requests,--num-prompts", flags.num_requests,
+                   "Requests to send (default: the config's num_requests; a dataset named in the "
+                   "config sends every usable prompt)")
       ->check(IntegerIn(1, kMaxWorkloadRequests));
+  command->add_option("--dataset", flags.dataset,
+                      "Prompts: sharegpt:FILE (ShareGPT JSON), jsonl:FILE ({\"prompt\": ...} per "
+                      "line) or random (token ids); text is tokenized with the model's tokenizer");
+  command
+      ->add_option("--output-len", flags.output_len,
+                   "Output tokens per request (overrides a dataset's output lengths)")
+      ->check(IntegerIn(1, kMaxRequestTokens));
+  command
+      ->add_option_function<uint64_t>(
+          "--seed", [&flags](const uint64_t& seed) { flags.seed = seed; },
+          "Workload seed: arrivals, lengths, random prompts, a dataset's order")
+      ->check(SeedValue());
+  command->add_flag("--disable-shuffle", flags.disable_shuffle,
+                    "Take a dataset's prompts in file order (default: a seeded random order)");
   command->add_option("--max-sequences", flags.max_sequences, "Sequences per step (batch size)")
       ->check(IntegerIn(1, kMaxSequences));
   command->add_flag("--no-progress", flags.no_progress, "Do not draw the progress line");
@@ -282,6 +299,8 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
   command->add_option("--markdown", options->markdown_out, "Write the summary as Markdown here");
   command->add_option("--tokens", options->tokens_out,
                       "Write every request's output token ids here (JSON Lines)");
+  command->add_flag("--save-texts", options->save_texts,
+                    "Add generated_texts (each output detokenized) to the result JSON");
   command->callback(
       [&global, &exit_code, options] { exit_code = RunBenchCommand(global, *options); });
 }

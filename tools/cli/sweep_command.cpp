@@ -2,7 +2,8 @@
 // [--requests-per-batch K] [--json OUT.json] [--csv OUT.csv] [bench flags]`: the
 // throughput-latency curve. For each batch size b it runs the bench with
 // scheduler.max_sequences = b and workload.num_requests = b * K (every point is K full batches of
-// work; arrivals as the config says, offline by default), on one device opened once, and prints one
+// work; arrivals as the config says, offline by default; a dataset's prompts repeat when a point
+// needs more than it has), on one device opened once, and prints one
 // row per point: batch, output tok/s, median TPOT (ms), median TTFT (ms), mean E2E (ms), decode MBU
 // (% of the spec peak bandwidth; of the measured peak when no spec is known). The JSON is
 // {"config": {...}, "points": [{"batch": b, <SummaryToJson keys>}, ...]}, which `hwinfer compare`

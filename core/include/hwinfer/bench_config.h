@@ -22,6 +22,12 @@
 //     max: 512} output: 64 | {...} file: requests.jsonl          # optional; lengths from the file
 //     (num_requests then
 //                                   #   defaults to 0 = every line)
+//     dataset: sharegpt:conversations.json  # optional: prompt texts from a file
+//                                   #   (hwinfer/dataset.h): sharegpt:FILE | jsonl:FILE | random
+//                                   #   (default); no `input` or `file` then, num_requests
+//                                   #   defaults to 0 = every prompt, `output` if given overrides
+//                                   #   the dataset's output lengths
+//     shuffle: true                 # dataset prompts in a seeded random order (false: file order)
 //     seed: 0
 //   scheduler:                      # hwinfer/scheduler.h + executor options
 //     mode: continuous | dynamic | static
@@ -42,6 +48,8 @@
 //     csv: results/run              # optional prefix: <prefix>_requests.csv, <prefix>_steps.csv
 //     markdown: results/run.md      # optional
 //     tokens: results/run.tokens.jsonl  # optional; also --tokens: every request's output token ids
+//     save_texts: false             # also --save-texts: the JSON gets `generated_texts` (each
+//                                   #   request's output detokenized; needs the model's tokenizer)
 //   backend: cpu                    # optional: which loaded backend's first device to run on
 //   device: cpu:0                   # optional: an exact device (backend:index)
 // Relative paths resolve against the config file's folder. Every section is optional; omitted
@@ -82,6 +90,7 @@ struct BenchConfig {
   double memory_utilization = 0.9;
   SloTargets slo;
   std::string json_out, csv_prefix, markdown_out, tokens_out;
+  bool save_texts = false;  // `generated_texts` in the result JSON
   std::string backend, device;
 };
 

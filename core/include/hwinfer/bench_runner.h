@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hwinfer/bench_config.h"
+#include "hwinfer/dataset.h"
 #include "hwinfer/device.h"
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/metrics.h"
@@ -45,6 +46,9 @@ struct BenchRunOptions {
   // Keep the |top_logits| largest logits (id, value) of every output token's distribution, for
   // comparing backends (`hwinfer bench --tokens`); 0 = none.
   int32_t top_logits = 0;
+  // The workload's dataset file already read (the CLI reads it once for every sweep point);
+  // null: RunBench reads config.workload.dataset itself when it is not random.
+  std::shared_ptr<const DatasetFile> dataset;
 };
 
 // One candidate of an output token's distribution.
@@ -64,15 +68,21 @@ struct BenchResult {
   double host_overhead_s = 0;  // time spent in the scheduler and metrics (not in Step)
   double step_time_s = 0;      // sum of step times on the run clock
   nlohmann::json json;         // the whole result document (env, model, workload, scheduler,
-                               // summary keys flat at the top, phases, hardware)
+                               // summary keys flat at the top, phases, hardware, and vLLM's
+                               // per-request arrays by request id: input_lens, output_lens
+                               // (0 for a failed request) and with config.save_texts
+                               // generated_texts, each output as the streaming decoder prints
+                               // it, a byte sequence left incomplete as U+FFFD)
 };
 
-// Opens the model, draws the workload, sizes the KV cache (kv_cache_tokens, else
-// memory_utilization of the device memory left after the weights and activations, capped at
-// max_sequences x the workload's longest request: what the run needs, not the context length),
-// creates the executor and scheduler, and runs the workload to completion with greedy sampling.
-// Errors name the config key or file at fault; a request that can never fit is recorded as failed
-// with the reason (the run goes on).
+// Opens the model, draws the workload (random prompts, or a dataset's tokenized with the model's
+// tokenizer: hwinfer/dataset.h; a warning says how many prompts it skipped), sizes the KV cache
+// (kv_cache_tokens, else memory_utilization of the device memory left after the weights and
+// activations, capped at max_sequences x the workload's longest request: what the run needs, not
+// the context length), creates the executor and scheduler, and runs the workload to completion with
+// greedy sampling. Errors name the config key or file at fault (a dataset or save_texts with a
+// model without tokenizer metadata names the model file and the missing key); a request that can
+// never fit is recorded as failed with the reason (the run goes on).
 StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
                                const BenchRunOptions& options = {});
 

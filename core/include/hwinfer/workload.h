@@ -14,7 +14,9 @@
 //                                                          arrivals)
 //     a bad line is InvalidArgument naming file:line and the key.
 //   priorities: `priority` per JSONL line, else all 0.
-// Prompt tokens are drawn uniformly from [1, vocab) with the same seed.
+//   dataset: random (the default: prompt tokens drawn uniformly from [1, vocab) with the same
+//     seed) | sharegpt:FILE | jsonl:FILE (prompt texts and output lengths from a file,
+//     hwinfer/dataset.h; arrivals still as above).
 #pragma once
 
 #include <cstdint>
@@ -43,15 +45,29 @@ struct LengthDistribution {
   Status Validate(const std::string& what) const;  // InvalidArgument naming |what| ("input")
 };
 
+// Where the prompts come from (hwinfer/dataset.h reads the files).
+struct DatasetSpec {
+  enum class Kind { kRandom, kShareGpt, kJsonl };
+  Kind kind = Kind::kRandom;
+  std::string file;     // sharegpt / jsonl
+  bool shuffle = true;  // prompts in a seeded random order (vLLM's default); false: file order
+  // `output` replaces the output lengths the dataset gives (vLLM's --sharegpt-output-len); false:
+  // the dataset's, and `output` only for JSONL lines without `output_tokens`.
+  bool override_output = false;
+};
+
 struct WorkloadSpec {
   enum class Arrivals { kOffline, kPoisson, kGamma };
-  int64_t num_requests = 16;  // 1..kMaxWorkloadRequests; with a JSONL file 0 = every line
+  // 1..kMaxWorkloadRequests; with a JSONL file 0 = every line, with a dataset every prompt (more
+  // requests than the dataset has prompts repeat them, as vLLM oversamples)
+  int64_t num_requests = 16;
   Arrivals arrivals = Arrivals::kOffline;
   double rate = 0;              // requests/s (> 0 for poisson/gamma)
   double burstiness = 1.0;      // gamma shape (> 0)
   int64_t max_concurrency = 0;  // 0 = unlimited
   LengthDistribution input, output;
   std::string jsonl_file;  // when set, lengths (and optional priority/arrival) come from it
+  DatasetSpec dataset;     // not random: prompts and output lengths from a file (no `input`)
   uint64_t seed = 0;
   Status Validate() const;  // InvalidArgument naming the field and the value
 };
@@ -75,10 +91,14 @@ StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec
                                                         int64_t vocab_size,
                                                         int64_t max_model_len = 0);
 
+// Gives |requests| (in id order, prompts and lengths set, e.g. a dataset's) their arrivals as
+// |spec| says, ascending with the index. InvalidArgument for an arrival past kMaxArrivalSeconds.
+Status ScheduleArrivals(const WorkloadSpec& spec, std::vector<WorkloadRequest>& requests);
+
 // Everything GenerateWorkload checks (the spec, the JSONL file line by line, the bounds), without
 // building any prompt: for `hwinfer config check` and for failing fast before a model loads. The
 // prompt-token bound is checked only with the model's |max_model_len| (> 0): which prompts will
-// be built depends on it.
+// be built depends on it. A dataset file is read and checked (ReadDataset) but not tokenized.
 Status CheckWorkload(const WorkloadSpec& spec, int64_t max_model_len = 0);
 
 // "offline" | "poisson" | "gamma"; "fixed" | "uniform" | "normal".

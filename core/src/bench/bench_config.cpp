@@ -20,6 +20,7 @@
 
 #include "config/yaml_checks.h"
 #include "hwinfer/config.h"
+#include "hwinfer/dataset.h"
 #include "hwinfer/llama_executor.h"
 
 namespace hwinfer {
@@ -35,14 +36,15 @@ using config_internal::ValueLocation;
 
 const std::vector<std::string_view> kModelKeys = {"path", "shape", "type", "weights", "cache_dir"};
 const std::vector<std::string_view> kWorkloadKeys = {
-    "num_requests", "arrivals", "rate", "burstiness", "max_concurrency",
-    "input",        "output",   "file", "seed"};
+    "num_requests", "arrivals", "rate",    "burstiness", "max_concurrency", "input", "output",
+    "file",         "dataset",  "shuffle", "seed"};
 const std::vector<std::string_view> kSchedulerKeys = {
     "mode",          "max_batch_tokens", "max_sequences",   "batch_timeout_ms",   "ageing_s",
     "kv_block_size", "kv_dtype",         "kv_cache_tokens", "memory_utilization", "decode_graphs"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
-const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens"};
+const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens",
+                                                   "save_texts"};
 const std::vector<std::string_view> kLengthKeys = {"dist", "value", "min", "max", "mean", "std"};
 
 const std::vector<std::string_view> kWeightTypes = {"f32", "f16", "bf16", "q8_0", "q4_0"};
@@ -297,12 +299,39 @@ StatusOr<LengthDistribution> ReadLength(const ParseContext& ctx, const MapEntry&
   return dist;
 }
 
+// `dataset: sharegpt:FILE | jsonl:FILE | random`, FILE relative to the config's folder.
+StatusOr<DatasetSpec> ReadDatasetKey(const ParseContext& ctx, const MapEntry& entry) {
+  HWINFER_ASSIGN_OR_RETURN(const std::string text, config_internal::GetString(ctx.file, entry));
+  StatusOr<DatasetSpec> spec = ParseDatasetSpec(text);
+  if (!spec.ok()) return ErrorAt(ValueLocation(ctx.file, entry), spec.status().message());
+  if (!spec->file.empty()) spec->file = config_internal::ResolvePath(ctx.base_dir, spec->file);
+  return spec;
+}
+
+// With a dataset, the prompts come from it: `input` and a lengths `file` do not apply, and an
+// `output` given overrides the dataset's output lengths.
+Status CheckDatasetKeys(const ParseContext& ctx, const std::vector<MapEntry>& entries,
+                        WorkloadSpec& spec) {
+  if (spec.dataset.kind == DatasetSpec::Kind::kRandom) return Status::Ok();
+  for (const MapEntry& entry : entries) {
+    if (entry.key == "input" || entry.key == "file") {
+      return ErrorAt(LocationOf(ctx.file, entry.key_node),
+                     Quote(entry.key) + " does not apply with dataset " +
+                         DatasetSpecText(spec.dataset) +
+                         ": the prompts and their lengths come from the dataset");
+    }
+    if (entry.key == "output") spec.dataset.override_output = true;
+  }
+  return Status::Ok();
+}
+
 Status ReadWorkload(const ParseContext& ctx, const MapEntry& section, WorkloadSpec& spec) {
   HWINFER_ASSIGN_OR_RETURN(
       const std::vector<MapEntry> entries,
       config_internal::ReadMap(ctx.file, section.value, ValueLocation(ctx.file, section),
                                "'workload'", kWorkloadKeys));
   const MapEntry* num_requests = nullptr;
+  bool shuffle = true;
   for (const MapEntry& entry : entries) {
     if (entry.key == "num_requests") {
       num_requests = &entry;
@@ -327,17 +356,25 @@ Status ReadWorkload(const ParseContext& ctx, const MapEntry& section, WorkloadSp
       HWINFER_ASSIGN_OR_RETURN(spec.output, ReadLength(ctx, entry));
     } else if (entry.key == "file") {
       HWINFER_ASSIGN_OR_RETURN(spec.jsonl_file, GetPath(ctx, entry));
+    } else if (entry.key == "dataset") {
+      HWINFER_ASSIGN_OR_RETURN(spec.dataset, ReadDatasetKey(ctx, entry));
+    } else if (entry.key == "shuffle") {
+      HWINFER_ASSIGN_OR_RETURN(shuffle, config_internal::GetBool(ctx.file, entry));
     } else if (entry.key == "seed") {
       HWINFER_ASSIGN_OR_RETURN(const int64_t seed, GetIntegerAtLeast(ctx, entry, 0, "seed"));
       spec.seed = static_cast<uint64_t>(seed);
     }
   }
-  // A workload file without num_requests sends every line.
-  if (num_requests == nullptr && !spec.jsonl_file.empty()) spec.num_requests = 0;
-  if (num_requests != nullptr && spec.num_requests == 0 && spec.jsonl_file.empty()) {
+  spec.dataset.shuffle = shuffle;
+  HWINFER_RETURN_IF_ERROR(CheckDatasetKeys(ctx, entries, spec));
+  // A workload file or a dataset without num_requests sends every line or prompt.
+  const bool from_file =
+      !spec.jsonl_file.empty() || spec.dataset.kind != DatasetSpec::Kind::kRandom;
+  if (num_requests == nullptr && from_file) spec.num_requests = 0;
+  if (num_requests != nullptr && spec.num_requests == 0 && !from_file) {
     return ErrorAt(ValueLocation(ctx.file, *num_requests),
-                   "'num_requests' must be an integer > 0 (0 = every line needs a workload "
-                   "'file'); got '0'");
+                   "'num_requests' must be an integer > 0 (0 = every line or prompt needs a "
+                   "workload 'file' or a 'dataset'); got '0'");
   }
   if (spec.arrivals != WorkloadSpec::Arrivals::kOffline && spec.rate <= 0) {
     return ErrorAt(ValueLocation(ctx.file, section),
@@ -437,6 +474,10 @@ Status ReadOutput(const ParseContext& ctx, const MapEntry& section, BenchConfig&
       config_internal::ReadMap(ctx.file, section.value, ValueLocation(ctx.file, section),
                                "'output'", kOutputKeys));
   for (const MapEntry& entry : entries) {
+    if (entry.key == "save_texts") {
+      HWINFER_ASSIGN_OR_RETURN(config.save_texts, config_internal::GetBool(ctx.file, entry));
+      continue;
+    }
     HWINFER_ASSIGN_OR_RETURN(const std::string path, GetPath(ctx, entry));
     if (entry.key == "json") config.json_out = path;
     if (entry.key == "csv") config.csv_prefix = path;

@@ -26,6 +26,7 @@
 #include "hwinfer/sampler.h"
 #include "hwinfer/scheduler.h"
 #include "hwinfer/tensor_view.h"
+#include "hwinfer/tokenizer.h"
 #include "hwinfer/workload.h"
 
 namespace hwinfer {
@@ -127,6 +128,86 @@ StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const ExecutorOptions
   return fit >= static_cast<double>(cap) ? cap : static_cast<int64_t>(fit);
 }
 
+// The model's tokenizer, which |purpose| needs; a model without one is an error naming the file
+// and the key it lacks.
+StatusOr<std::unique_ptr<Tokenizer>> ModelTokenizer(const LlamaModel& model,
+                                                    const std::string& purpose) {
+  StatusOr<std::unique_ptr<Tokenizer>> tokenizer = Tokenizer::FromGguf(model.file());
+  if (!tokenizer.ok()) {
+    return tokenizer.status().WithContext(
+        fmt::format("{} needs the model's tokenizer (tokenizer.ggml.* metadata)", purpose));
+  }
+  return tokenizer;
+}
+
+// One line on stderr about what the dataset gave (a warning when prompts were skipped).
+void LogDatasetStats(const DatasetSpec& spec, const DatasetStats& stats, int64_t max_model_len) {
+  std::string skipped;
+  if (stats.skipped_no_exchange > 0) {
+    skipped +=
+        fmt::format(", {} without a human turn followed by an answer", stats.skipped_no_exchange);
+  }
+  if (stats.skipped_length > 0) {
+    skipped += fmt::format(", {} by vLLM's length filter", stats.skipped_length);
+  }
+  if (stats.skipped_context > 0) {
+    skipped += fmt::format(", {} past the model's context ({} tokens)", stats.skipped_context,
+                           max_model_len);
+  }
+  Log(skipped.empty() ? LogLevel::kInfo : LogLevel::kWarning, "bench",
+      fmt::format("dataset {}: {} requests from {} prompts{}", DatasetSpecText(spec),
+                  stats.requests, stats.used,
+                  skipped.empty() ? "" : "; skipped" + skipped.substr(1)));
+}
+
+// The run's requests, sorted by arrival: drawn (random prompts) or from the dataset.
+StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(const BenchConfig& config,
+                                                         const BenchRunOptions& options,
+                                                         const Tokenizer* tokenizer,
+                                                         int64_t vocab_size, int64_t max_model_len,
+                                                         DatasetStats* stats) {
+  const WorkloadSpec& spec = config.workload;
+  if (spec.dataset.kind == DatasetSpec::Kind::kRandom) {
+    return GenerateWorkload(spec, vocab_size, max_model_len);
+  }
+  std::shared_ptr<const DatasetFile> file = options.dataset;
+  if (file == nullptr) {
+    HWINFER_ASSIGN_OR_RETURN(DatasetFile read, ReadDataset(spec.dataset));
+    file = std::make_shared<const DatasetFile>(std::move(read));
+  }
+  HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> requests,
+                           SampleDataset(*file, spec, *tokenizer, max_model_len, stats));
+  LogDatasetStats(spec.dataset, *stats, max_model_len);
+  HWINFER_RETURN_IF_ERROR(ScheduleArrivals(spec, requests));
+  return requests;
+}
+
+// vLLM's per-request arrays, by request id: input_lens, output_lens and (with a tokenizer)
+// generated_texts.
+void AddPerRequestArrays(const BenchResult& result, const Tokenizer* tokenizer,
+                         nlohmann::json& json) {
+  nlohmann::json input_lens = nlohmann::json::array();
+  nlohmann::json output_lens = nlohmann::json::array();
+  for (const RequestRecord& r : result.requests) {
+    input_lens.push_back(r.input_tokens);
+    output_lens.push_back(r.output_tokens);
+  }
+  json["input_lens"] = std::move(input_lens);
+  json["output_lens"] = std::move(output_lens);
+  if (tokenizer == nullptr) return;
+  nlohmann::json texts = nlohmann::json::array();
+  for (const std::vector<int32_t>& output : result.outputs) {
+    StreamingDecoder decoder(*tokenizer);
+    std::string text;
+    for (const int32_t id : output) text += decoder.Push(id);
+    text += decoder.Flush();
+    // JSON text is UTF-8: a character the output left incomplete becomes U+FFFD.
+    texts.push_back(nlohmann::json::parse(
+        nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+  }
+  json["generated_texts"] = std::move(texts);
+}
+
 nlohmann::json WorkloadJson(const WorkloadSpec& w) {
   auto length = [](const LengthDistribution& d) {
     nlohmann::json j = {{"dist", LengthKindName(d.kind)}};
@@ -143,7 +224,20 @@ nlohmann::json WorkloadJson(const WorkloadSpec& w) {
           {"input", length(w.input)},
           {"output", length(w.output)},
           {"file", w.jsonl_file},
+          {"dataset", DatasetSpecText(w.dataset)},
+          {"shuffle", w.dataset.shuffle},
+          {"output_override", w.dataset.override_output},
           {"seed", w.seed}};
+}
+
+nlohmann::json DatasetStatsJson(const DatasetStats& stats) {
+  return {{"records", stats.records},
+          {"skipped_no_exchange", stats.skipped_no_exchange},
+          {"tokenized", stats.tokenized},
+          {"skipped_length", stats.skipped_length},
+          {"skipped_context", stats.skipped_context},
+          {"used", stats.used},
+          {"requests", stats.requests}};
 }
 
 }  // namespace
@@ -169,8 +263,18 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   SchedulerOptions so = config.scheduler;
   so.max_model_len = shape.context_length;
   // The requests first: the KV cache is sized by what they need.
+  const bool from_dataset = config.workload.dataset.kind != DatasetSpec::Kind::kRandom;
+  std::unique_ptr<Tokenizer> tokenizer;
+  if (from_dataset || config.save_texts) {
+    HWINFER_ASSIGN_OR_RETURN(
+        tokenizer,
+        ModelTokenizer(*model, from_dataset ? "dataset " + DatasetSpecText(config.workload.dataset)
+                                            : std::string("output.save_texts")));
+  }
+  DatasetStats dataset_stats;
   HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> workload,
-                           GenerateWorkload(config.workload, shape.vocab_size, so.max_model_len));
+                           DrawBenchWorkload(config, options, tokenizer.get(), shape.vocab_size,
+                                             so.max_model_len, &dataset_stats));
   HWINFER_ASSIGN_OR_RETURN(
       eo.kv_cache_tokens,
       KvCacheTokens(config, eo, *model, *device,
@@ -398,6 +502,8 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                    {"context_length", shape.context_length},
                    {"kv_bytes_per_token", executor->kv_bytes_per_token()}};
   json["workload"] = WorkloadJson(config.workload);
+  if (from_dataset) json["workload"]["dataset_stats"] = DatasetStatsJson(dataset_stats);
+  AddPerRequestArrays(result, config.save_texts ? tokenizer.get() : nullptr, json);
   json["scheduler"] = {{"mode", BatchingModeName(so.mode)},
                        {"max_batch_tokens", so.max_batch_tokens},
                        {"max_sequences", so.max_sequences},

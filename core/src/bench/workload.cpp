@@ -1,11 +1,10 @@
 // workload.cpp — draws a benchmark's requests (hwinfer/workload.h): arrival times, prompt and
-// output lengths, prompt tokens, or lengths read from a JSONL file.
+// output lengths, prompt tokens, or lengths read from a JSONL file; a prompt dataset's requests
+// (hwinfer/dataset.h) get their arrivals here too.
 //
-// Reproducible: one std::mt19937_64 per aspect (arrivals, lengths, tokens), each seeded from the
-// spec's seed, so changing e.g. the arrival process leaves the lengths and tokens unchanged. The
-// distributions (uniform, exponential, normal, gamma) are written here rather than taken from
-// <random>, whose distributions differ between standard libraries: the same seed gives the same
-// workload with libstdc++ and libc++ (up to libm's last-bit differences in log/sqrt/pow).
+// Reproducible: every aspect has its own seeded stream (bench/workload_random.h), so changing
+// e.g. the arrival process leaves the lengths and tokens unchanged. The exponential and gamma
+// distributions are written here for the same reason as the others there.
 // Must not know about schedulers or devices: it only produces the list of requests.
 #include "hwinfer/workload.h"
 
@@ -16,49 +15,26 @@
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <numbers>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "bench/workload_random.h"
+#include "hwinfer/dataset.h"
 #include "hwinfer/input_file.h"
 
 namespace hwinfer {
 namespace {
 
-// Independent streams derived from one seed (SplitMix64 finaliser of seed + stream constant).
-enum class Stream : uint64_t { kArrivals = 1, kLengths = 2, kTokens = 3 };
-
-std::mt19937_64 MakeRng(uint64_t seed, Stream stream) {
-  uint64_t z = seed + 0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(stream);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return std::mt19937_64(z ^ (z >> 31));
-}
-
-// Uniform in [0, 1) with 53 random bits.
-double Uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
-
-// Uniform integer in [lo, hi] (hi >= lo), without modulo bias (rejection sampling).
-int64_t UniformInt(std::mt19937_64& rng, int64_t lo, int64_t hi) {
-  const uint64_t range = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-  if (range == 0) return static_cast<int64_t>(rng());  // the full 64-bit range
-  const uint64_t limit =
-      std::numeric_limits<uint64_t>::max() - std::numeric_limits<uint64_t>::max() % range;
-  uint64_t draw = rng();
-  while (draw >= limit) draw = rng();
-  return lo + static_cast<int64_t>(draw % range);
-}
+using bench_internal::DrawLength;
+using bench_internal::MakeRng;
+using bench_internal::RandomStream;
+using bench_internal::StandardNormal;
+using bench_internal::Uniform01;
+using bench_internal::UniformInt;
 
 // Exponential with mean 1 (inversion).
 double StandardExponential(std::mt19937_64& rng) { return -std::log1p(-Uniform01(rng)); }
-
-// Standard normal (Box-Muller; one of the pair is used, so each draw costs two uniforms).
-double StandardNormal(std::mt19937_64& rng) {
-  const double u1 = 1.0 - Uniform01(rng);  // (0, 1]: log(u1) is finite
-  const double u2 = Uniform01(rng);
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
-}
 
 // Gamma(shape, scale = 1), Marsaglia & Tsang (2000); shape < 1 via the U^(1/shape) boost.
 double StandardGamma(std::mt19937_64& rng, double shape) {
@@ -81,27 +57,12 @@ double StandardGamma(std::mt19937_64& rng, double shape) {
   }
 }
 
-int64_t DrawLength(const LengthDistribution& dist, std::mt19937_64& rng) {
-  switch (dist.kind) {
-    case LengthDistribution::Kind::kFixed:
-      return dist.value;
-    case LengthDistribution::Kind::kUniform:
-      return UniformInt(rng, dist.min, dist.max);
-    case LengthDistribution::Kind::kNormal: {
-      const double x = std::round(dist.mean + dist.std * StandardNormal(rng));
-      return static_cast<int64_t>(
-          std::clamp(x, static_cast<double>(dist.min), static_cast<double>(dist.max)));
-    }
-  }
-  return dist.value;
-}
-
 // Arrival times in seconds: the first request at 0, then inter-arrival gaps (vLLM's benchmark
 // sends the first request at once and sleeps between requests).
 std::vector<double> DrawArrivals(const WorkloadSpec& spec, int64_t count) {
   std::vector<double> arrivals(static_cast<size_t>(count), 0.0);
   if (spec.arrivals == WorkloadSpec::Arrivals::kOffline) return arrivals;
-  std::mt19937_64 rng = MakeRng(spec.seed, Stream::kArrivals);
+  std::mt19937_64 rng = MakeRng(spec.seed, RandomStream::kArrivals);
   double now_s = 0;
   for (int64_t i = 1; i < count; ++i) {
     double gap_s = 0;
@@ -301,11 +262,22 @@ Status LengthDistribution::Validate(const std::string& what) const {
 }
 
 Status WorkloadSpec::Validate() const {
-  if (num_requests < 0 || (num_requests == 0 && jsonl_file.empty()) ||
+  const bool from_dataset = dataset.kind != DatasetSpec::Kind::kRandom;
+  if (num_requests < 0 || (num_requests == 0 && jsonl_file.empty() && !from_dataset) ||
       num_requests > kMaxWorkloadRequests) {
     return InvalidArgument("num_requests must be in [1, " + std::to_string(kMaxWorkloadRequests) +
-                           "] (0 = every line is allowed only with a file); got " +
+                           "] (0 = every line or prompt is allowed only with a file or a "
+                           "dataset); got " +
                            std::to_string(num_requests));
+  }
+  if (from_dataset && dataset.file.empty()) {
+    return InvalidArgument(std::string("dataset ") + DatasetKindName(dataset.kind) +
+                           " needs a file (" + DatasetKindName(dataset.kind) + ":FILE)");
+  }
+  if (from_dataset && !jsonl_file.empty()) {
+    return InvalidArgument(
+        "a workload file (lengths) and a dataset (prompts) exclude each other; got file '" +
+        jsonl_file + "' and dataset " + DatasetKindName(dataset.kind) + ":" + dataset.file);
   }
   if (arrivals != Arrivals::kOffline && (!std::isfinite(rate) || rate <= 0)) {
     return InvalidArgument(std::string("rate must be > 0 requests/s for ") +
@@ -349,7 +321,7 @@ StatusOr<std::vector<WorkloadRequest>> DrawRequests(const WorkloadSpec& spec, in
     }
   } else {
     const std::vector<double> arrivals = DrawArrivals(spec, spec.num_requests);
-    std::mt19937_64 rng = MakeRng(spec.seed, Stream::kLengths);
+    std::mt19937_64 rng = MakeRng(spec.seed, RandomStream::kLengths);
     for (int64_t i = 0; i < spec.num_requests; ++i) {
       WorkloadRequest request;
       request.arrival_s = arrivals[static_cast<size_t>(i)];
@@ -366,8 +338,24 @@ StatusOr<std::vector<WorkloadRequest>> DrawRequests(const WorkloadSpec& spec, in
 }  // namespace
 
 Status CheckWorkload(const WorkloadSpec& spec, int64_t max_model_len) {
+  if (spec.dataset.kind != DatasetSpec::Kind::kRandom) {
+    // Which prompts are kept depends on the tokenizer: only the file and the arrivals here.
+    HWINFER_RETURN_IF_ERROR(spec.Validate());
+    HWINFER_ASSIGN_OR_RETURN(const DatasetFile file, ReadDataset(spec.dataset));
+    const int64_t count =
+        spec.num_requests > 0 ? spec.num_requests : static_cast<int64_t>(file.entries.size());
+    std::vector<WorkloadRequest> requests(static_cast<size_t>(count));
+    return ScheduleArrivals(spec, requests);
+  }
   // Without the model's length, which prompts will be built is not known yet.
   return DrawRequests(spec, max_model_len, /*count_prompts=*/max_model_len > 0).status();
+}
+
+Status ScheduleArrivals(const WorkloadSpec& spec, std::vector<WorkloadRequest>& requests) {
+  const std::vector<double> arrivals = DrawArrivals(spec, static_cast<int64_t>(requests.size()));
+  for (size_t i = 0; i < requests.size(); ++i) requests[i].arrival_s = arrivals[i];
+  // Arrivals ascend with the index: the list stays sorted by arrival.
+  return CheckWorkloadBounds(spec, requests, 0, /*count_prompts=*/false);
 }
 
 StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec,
@@ -384,7 +372,7 @@ StatusOr<std::vector<WorkloadRequest>> GenerateWorkload(const WorkloadSpec& spec
   std::stable_sort(
       requests.begin(), requests.end(),
       [](const WorkloadRequest& a, const WorkloadRequest& b) { return a.arrival_s < b.arrival_s; });
-  std::mt19937_64 token_rng = MakeRng(spec.seed, Stream::kTokens);
+  std::mt19937_64 token_rng = MakeRng(spec.seed, RandomStream::kTokens);
   for (WorkloadRequest& request : requests) {
     if (max_model_len > 0 && request.input_len > max_model_len) continue;  // can never run
     request.prompt.resize(static_cast<size_t>(request.input_len));
