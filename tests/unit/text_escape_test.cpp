@@ -36,5 +36,17 @@ TEST(TextEscape, C1ControlsAndInvalidUtf8AreEscapedByteByByte) {
   EXPECT_EQ(EscapeControlCharacters("cut\xe6\x9d"), "cut\\xe6\\x9d");     // a truncated sequence
 }
 
+TEST(TextEscape, FindInvalidUtf8GivesTheFirstBadByte) {
+  constexpr size_t kValid = std::string_view::npos;
+  EXPECT_EQ(FindInvalidUtf8(""), kValid);
+  EXPECT_EQ(FindInvalidUtf8("plain, \xc2\xa0, \xe6\x9d\xb1, \xf0\x9f\xa6\x99"), kValid);
+  EXPECT_EQ(FindInvalidUtf8("ab\x9b"), 2u);                // a lone continuation byte
+  EXPECT_EQ(FindInvalidUtf8("\xe6\x9d\xb1\xc0\xaf"), 3u);  // overlong '/' after a valid character
+  EXPECT_EQ(FindInvalidUtf8("x\xed\xa0\x80"), 1u);         // a surrogate
+  EXPECT_EQ(FindInvalidUtf8("cut\xe6\x9d"), 3u);           // a truncated sequence
+  EXPECT_EQ(FindInvalidUtf8("\xf4\x90\x80\x80"), 0u);      // past U+10FFFF
+  EXPECT_EQ(FindInvalidUtf8("\xff"), 0u);
+}
+
 }  // namespace
 }  // namespace hwinfer

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -82,12 +83,19 @@ struct QuantizeCommandOptions {
 };
 int RunQuantize(const QuantizeCommandOptions& options);
 
-// `hwinfer generate`
+// `hwinfer generate`: the prompt is exactly one of --prompt, --prompt-file, --prompt-tokens.
 struct GenerateOptions {
   ModelRunOptions run;
-  std::string prompt_text;  // --prompt-tokens, parsed by ParseTokenIds
+  std::optional<std::string> prompt;         // --prompt TEXT
+  std::optional<std::string> prompt_file;    // --prompt-file PATH (its bytes exactly)
+  std::optional<std::string> prompt_tokens;  // --prompt-tokens 1,2,3 (ids in, ids out)
+  bool chat = false;                         // --chat: the prompt as a user message
+  std::optional<std::string> system;         // --system TEXT (with --chat)
+  std::string chat_template;                 // --chat-template NAME (empty: the model's)
   int64_t n_new = 32;
   SamplingParams sampling;
+  bool ignore_eos = false;
+  bool print_ids = false;
   bool timing = false;
 };
 int RunGenerate(const GlobalOptions& global, const GenerateOptions& options);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "commands.h"
+#include "hwinfer/chat_template.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/text_escape.h"
 #include "hwinfer/workload.h"
@@ -251,16 +252,39 @@ void AddTokenizeCommands(CLI::App& app, int& exit_code) {
       [&exit_code, detokenize_options] { exit_code = RunDetokenize(*detokenize_options); });
 }
 
+// Sets |target| when the flag is given (so `--prompt ""` is a prompt, and no flag is none).
+void AddOptionalString(CLI::App* command, const std::string& flags,
+                       std::optional<std::string>& target, const std::string& help) {
+  command->add_option_function<std::string>(
+      flags, [&target](const std::string& value) { target = value; }, help);
+}
+
 void AddGenerateCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<GenerateOptions>();
-  CLI::App* command = app.add_subcommand("generate", "Generate token ids from a GGUF model");
+  CLI::App* command = app.add_subcommand(
+      "generate",
+      "Generate text (or token ids) from a GGUF model: the text streams to stdout, ids and "
+      "timing go to stderr");
   AddModelRunOptions(command, options->run);
-  command
-      ->add_option("--prompt-tokens", options->prompt_text,
-                   "Prompt token ids, comma-separated (e.g. 1,15043,3186)")
-      ->required();
-  command->add_option("-n,--n-predict", options->n_new, "Tokens to generate")
+  AddOptionalString(command, "-p,--prompt", options->prompt,
+                    "Prompt text (UTF-8), tokenized with the model's tokenizer");
+  AddOptionalString(command, "--prompt-file", options->prompt_file,
+                    "Read the prompt text from this file (its bytes exactly)");
+  AddOptionalString(command, "--prompt-tokens", options->prompt_tokens,
+                    "Prompt token ids, comma-separated (e.g. 1,15043,3186): prints generated ids, "
+                    "not text");
+  command->add_flag("--chat", options->chat,
+                    "Render the prompt as a user message with the model's chat template");
+  AddOptionalString(command, "--system", options->system, "System message (with --chat)");
+  command->add_option("--chat-template", options->chat_template,
+                      fmt::format("Chat template instead of the model's (with --chat): {}",
+                                  fmt::join(ChatTemplate::Names(), ", ")));
+  command->add_option("-n,--n-predict", options->n_new, "Most tokens to generate")
       ->check(IntegerIn(1, kMaxRequestTokens));
+  command->add_flag("--ignore-eos", options->ignore_eos,
+                    "Go on past end-of-generation tokens (EOS, EOT) up to -n tokens");
+  command->add_flag("--print-ids", options->print_ids,
+                    "Also print the prompt's and the generated token ids (to stderr)");
   command->add_option("--seed", options->sampling.seed, "Sampling seed")->check(SeedValue());
   command->add_option("--temperature", options->sampling.temperature, "0 = greedy");
   command->add_option("--top-k", options->sampling.top_k, "0 = no limit");

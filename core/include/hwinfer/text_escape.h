@@ -15,4 +15,9 @@ namespace hwinfer {
 // form), and bytes that are not valid UTF-8 as \xNN. Printable ASCII and valid UTF-8 are kept.
 std::string EscapeControlCharacters(std::string_view text);
 
+// The offset of the first byte of |text| that does not belong to a valid UTF-8 sequence (a stray
+// continuation byte, a truncated or overlong sequence, a surrogate, past U+10FFFF), or npos when
+// all of |text| is valid UTF-8. For refusing text a tokenizer would otherwise take byte by byte.
+size_t FindInvalidUtf8(std::string_view text);
+
 }  // namespace hwinfer

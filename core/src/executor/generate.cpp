@@ -1,4 +1,5 @@
-// generate.cpp — see hwinfer/generate.h: chunked prefill packed into steps, then lock-step decode.
+// generate.cpp — see hwinfer/generate.h: chunked prefill packed into steps, then lock-step decode
+// of the sequences that have not stopped.
 #include "hwinfer/generate.h"
 
 #include <fmt/format.h>
@@ -15,79 +16,115 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-StatusOr<GenerateResult> GenerateHeld(LlamaExecutor& executor,
-                                      const std::vector<std::vector<int32_t>>& prompts,
-                                      int64_t n_new, const SamplingParams& params,
-                                      SequenceId first_sequence, const TokenCallback& on_token) {
-  const size_t n = prompts.size();
-  std::vector<Sampler> samplers;
-  for (size_t i = 0; i < n; ++i) {
-    SamplingParams p = params;
-    p.seed = params.seed + i;
-    samplers.emplace_back(p);
+// One Generate call over sequences already checked: their samplers, what each has produced and
+// whether it stopped.
+class Generation {
+ public:
+  Generation(LlamaExecutor& executor, const std::vector<std::vector<int32_t>>& prompts,
+             const SamplingParams& params, SequenceId first_sequence, const TokenCallback& on_token,
+             const StopPredicate& is_stop)
+      : executor_(executor),
+        prompts_(prompts),
+        first_sequence_(first_sequence),
+        on_token_(on_token),
+        is_stop_(is_stop),
+        stopped_(prompts.size(), false) {
+    result_.tokens.resize(prompts.size());
+    for (size_t i = 0; i < prompts.size(); ++i) {
+      SamplingParams p = params;
+      p.seed = params.seed + i;
+      samplers_.emplace_back(p);
+    }
   }
-  GenerateResult result;
-  result.tokens.resize(n);
-  const ExecutorOptions& options = executor.options();
 
-  // Prefill: pack chunks of the prompts into steps; a sequence's logits come with its last chunk.
-  const Clock::time_point prefill_start = Clock::now();
-  std::vector<size_t> consumed(n, 0);
-  size_t next = 0;  // first sequence whose prompt is not fully consumed
-  while (next < n) {
-    std::vector<SequenceChunk> step;
-    std::vector<size_t> members;
-    int64_t budget = options.max_batch_tokens;
-    for (size_t i = next;
-         i < n && budget > 0 && static_cast<int64_t>(step.size()) < options.max_sequences; ++i) {
-      const auto take = static_cast<size_t>(
-          std::min<int64_t>(budget, static_cast<int64_t>(prompts[i].size() - consumed[i])));
-      SequenceChunk chunk;
-      chunk.sequence = first_sequence + static_cast<SequenceId>(i);
-      chunk.tokens.assign(prompts[i].begin() + static_cast<std::ptrdiff_t>(consumed[i]),
-                          prompts[i].begin() + static_cast<std::ptrdiff_t>(consumed[i] + take));
-      consumed[i] += take;
-      chunk.want_logits = consumed[i] == prompts[i].size();
-      budget -= static_cast<int64_t>(take);
-      step.push_back(std::move(chunk));
-      members.push_back(i);
-    }
-    HWINFER_ASSIGN_OR_RETURN(const auto logits, executor.Step(step));
-    for (size_t j = 0; j < members.size(); ++j) {
-      if (!step[j].want_logits) continue;
-      HWINFER_ASSIGN_OR_RETURN(const int32_t token, samplers[members[j]].Sample(logits[j]));
-      result.tokens[members[j]].push_back(token);
-      if (on_token) on_token(members[j], token);
-    }
-    while (next < n && consumed[next] == prompts[next].size()) ++next;
-  }
-  result.prefill_seconds = SecondsSince(prefill_start);
-
-  // Decode: every sequence feeds its last token, one step per new token.
-  for (int64_t t = 1; t < n_new; ++t) {
-    std::vector<SequenceChunk> step(n);
-    for (size_t i = 0; i < n; ++i) {
-      step[i].sequence = first_sequence + static_cast<SequenceId>(i);
-      step[i].tokens = {result.tokens[i].back()};
-    }
+  // Pack chunks of the prompts into steps; a sequence's first token comes with its last chunk.
+  Status Prefill() {
     const Clock::time_point start = Clock::now();
-    HWINFER_ASSIGN_OR_RETURN(const auto logits, executor.Step(step));
-    result.decode_step_seconds.push_back(SecondsSince(start));
-    for (size_t i = 0; i < n; ++i) {
-      HWINFER_ASSIGN_OR_RETURN(const int32_t token, samplers[i].Sample(logits[i]));
-      result.tokens[i].push_back(token);
-      if (on_token) on_token(i, token);
+    const ExecutorOptions& options = executor_.options();
+    const size_t n = prompts_.size();
+    std::vector<size_t> consumed(n, 0);
+    size_t next = 0;  // first sequence whose prompt is not fully consumed
+    while (next < n) {
+      std::vector<SequenceChunk> step;
+      std::vector<size_t> members;
+      int64_t budget = options.max_batch_tokens;
+      for (size_t i = next;
+           i < n && budget > 0 && static_cast<int64_t>(step.size()) < options.max_sequences; ++i) {
+        const std::vector<int32_t>& prompt = prompts_[i];
+        const auto take = static_cast<size_t>(
+            std::min<int64_t>(budget, static_cast<int64_t>(prompt.size() - consumed[i])));
+        SequenceChunk chunk;
+        chunk.sequence = SequenceOf(i);
+        chunk.tokens.assign(prompt.begin() + static_cast<std::ptrdiff_t>(consumed[i]),
+                            prompt.begin() + static_cast<std::ptrdiff_t>(consumed[i] + take));
+        consumed[i] += take;
+        chunk.want_logits = consumed[i] == prompt.size();
+        budget -= static_cast<int64_t>(take);
+        step.push_back(std::move(chunk));
+        members.push_back(i);
+      }
+      HWINFER_ASSIGN_OR_RETURN(const auto logits, executor_.Step(step));
+      for (size_t j = 0; j < members.size(); ++j) {
+        if (step[j].want_logits) HWINFER_RETURN_IF_ERROR(Sample(members[j], logits[j]));
+      }
+      while (next < n && consumed[next] == prompts_[next].size()) ++next;
     }
+    result_.prefill_seconds = SecondsSince(start);
+    return Status::Ok();
   }
-  return result;
-}
+
+  // Every sequence still running feeds its last token, one step per new token.
+  Status Decode(int64_t n_new) {
+    for (int64_t t = 1; t < n_new; ++t) {
+      std::vector<SequenceChunk> step;
+      std::vector<size_t> members;
+      for (size_t i = 0; i < prompts_.size(); ++i) {
+        if (stopped_[i]) continue;
+        step.push_back({SequenceOf(i), {result_.tokens[i].back()}});
+        members.push_back(i);
+      }
+      if (step.empty()) break;
+      const Clock::time_point start = Clock::now();
+      HWINFER_ASSIGN_OR_RETURN(const auto logits, executor_.Step(step));
+      result_.decode_step_seconds.push_back(SecondsSince(start));
+      for (size_t j = 0; j < members.size(); ++j) {
+        HWINFER_RETURN_IF_ERROR(Sample(members[j], logits[j]));
+      }
+    }
+    return Status::Ok();
+  }
+
+  GenerateResult& result() { return result_; }
+
+ private:
+  SequenceId SequenceOf(size_t i) const { return first_sequence_ + static_cast<SequenceId>(i); }
+
+  // The token is recorded and streamed; a stop token also ends its sequence at once.
+  Status Sample(size_t i, const std::vector<float>& logits) {
+    HWINFER_ASSIGN_OR_RETURN(const int32_t token, samplers_[i].Sample(logits));
+    result_.tokens[i].push_back(token);
+    if (on_token_) on_token_(i, token);
+    if (!is_stop_ || !is_stop_(token)) return Status::Ok();
+    stopped_[i] = true;
+    return executor_.Release(SequenceOf(i));
+  }
+
+  LlamaExecutor& executor_;
+  const std::vector<std::vector<int32_t>>& prompts_;
+  const SequenceId first_sequence_;
+  const TokenCallback& on_token_;
+  const StopPredicate& is_stop_;
+  std::vector<Sampler> samplers_;
+  std::vector<bool> stopped_;
+  GenerateResult result_;
+};
 
 }  // namespace
 
 StatusOr<GenerateResult> Generate(LlamaExecutor& executor,
                                   const std::vector<std::vector<int32_t>>& prompts, int64_t n_new,
                                   const SamplingParams& params, SequenceId first_sequence,
-                                  const TokenCallback& on_token) {
+                                  const TokenCallback& on_token, const StopPredicate& is_stop) {
   HWINFER_RETURN_IF_ERROR(params.Validate());
   if (prompts.empty()) return InvalidArgument("generate: no prompts");
   if (n_new < 1) return InvalidArgument(fmt::format("generate: n_new is {}; expected >= 1", n_new));
@@ -112,12 +149,15 @@ StatusOr<GenerateResult> Generate(LlamaExecutor& executor,
       return FailedPrecondition(fmt::format("generate: sequence {} is already in use", id));
     }
   }
-  auto result = GenerateHeld(executor, prompts, n_new, params, first_sequence, on_token);
+  Generation generation(executor, prompts, params, first_sequence, on_token, is_stop);
+  Status status = generation.Prefill();
+  if (status.ok()) status = generation.Decode(n_new);
   for (size_t i = 0; i < prompts.size(); ++i) {
     const SequenceId id = first_sequence + static_cast<SequenceId>(i);
     if (executor.kv().HasSequence(id)) (void)executor.Release(id);
   }
-  return result;
+  if (!status.ok()) return status;
+  return std::move(generation.result());
 }
 
 }  // namespace hwinfer

@@ -75,4 +75,18 @@ std::string EscapeControlCharacters(std::string_view text) {
   return out;
 }
 
+size_t FindInvalidUtf8(std::string_view text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    if (static_cast<uint8_t>(text[i]) < 0x80) {
+      ++i;
+    } else if (const size_t length = Utf8SequenceLength(text, i); length > 0) {
+      i += length;
+    } else {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace hwinfer
