@@ -13,6 +13,7 @@ packages=(
   libyaml-cpp-dev libfmt-dev nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libpcre2-dev xz-utils  # byte-level BPE pre-tokenizers; the Llama 3 vocabulary is kept xz'd
+  libcpp-httplib-dev curl python3-prometheus-client  # `hwinfer serve` and its tests
   clang libclang-rt-14-dev
   python3-matplotlib
   glslc libvulkan-dev mesa-vulkan-drivers  # the Vulkan backend; lavapipe runs it on the CPU

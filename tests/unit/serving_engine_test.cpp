@@ -129,6 +129,17 @@ TEST(ServingEngine, StopTokenAndCancelEndRequestsAndFreeTheirBlocks) {
   EXPECT_EQ(metrics.requests_running, 0);
   EXPECT_EQ(metrics.requests_cancelled, 1);
   EXPECT_EQ(metrics.request_success.at("stop"), 1);
+  // Stop (a stop string seen by the client) ends a request as a success.
+  auto stop_early = SubmitOk(*engine, {kPromptA, 400, {}, {}, 0});
+  ASSERT_NE(stop_early, nullptr);
+  update = StreamUpdate{};
+  for (int wait = 0; wait < 600 && update.tokens.empty(); ++wait) {
+    update = stop_early->Wait(milliseconds(100));
+  }
+  engine->Stop(stop_early->id());
+  EXPECT_EQ(Drain(*stop_early).finish, FinishReason::kStop);
+  EXPECT_EQ(engine->Metrics().request_success.at("stop"), 2);
+  EXPECT_EQ(engine->Metrics().requests_cancelled, 1);
   engine->Cancel(12345);  // unknown: ignored
 }
 

@@ -17,28 +17,12 @@
 #include "hwinfer/model_shape.h"
 #include "hwinfer/scheduler.h"
 #include "hwinfer/workload.h"
+#include "model_run.h"
 
 namespace hwinfer::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// The device the flags or the config ask for (see PrepareBench).
-StatusOr<const RegisteredDevice*> PickDevice(const Registry& registry, const std::string& device,
-                                             const std::string& backend, const std::string& where) {
-  if (!device.empty()) return registry.Find(device);
-  if (!backend.empty()) {
-    std::string available;
-    for (const RegisteredDevice& candidate : registry.devices()) {
-      if (candidate.plugin->name() == backend) return &candidate;
-      available += (available.empty() ? "" : ", ") + candidate.id();
-    }
-    return NotFound(fmt::format("no device of backend '{}'{} (devices found: {})", backend, where,
-                                available.empty() ? "none" : available));
-  }
-  if (registry.devices().empty()) return NotFound("no devices found: no plugin reported one");
-  return &registry.devices().front();
-}
 
 // The workload flags over the config's workload.
 Status ApplyWorkloadFlags(const BenchFlags& flags, WorkloadSpec& workload) {
@@ -107,10 +91,10 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   const RegisteredDevice* target = nullptr;
   if (!flags.device.empty() || !flags.backend.empty()) {
     HWINFER_ASSIGN_OR_RETURN(target,
-                             PickDevice(prepared->registry, flags.device, flags.backend, ""));
+                             SelectDevice(prepared->registry, flags.device, flags.backend, ""));
   } else {
-    HWINFER_ASSIGN_OR_RETURN(target, PickDevice(prepared->registry, config.device, config.backend,
-                                                " (named by " + config_file + ")"));
+    HWINFER_ASSIGN_OR_RETURN(target, SelectDevice(prepared->registry, config.device, config.backend,
+                                                  " (named by " + config_file + ")"));
   }
   prepared->device_id = target->id();
   HWINFER_ASSIGN_OR_RETURN(prepared->device, prepared->registry.Open(*target));
@@ -143,7 +127,7 @@ StatusOr<std::string> CheckBenchSections(const BenchConfig& config, const Regist
   HWINFER_RETURN_IF_ERROR(CheckWorkload(config.workload, max_model_len));
   if (!config.device.empty() || !config.backend.empty()) {
     HWINFER_RETURN_IF_ERROR(
-        PickDevice(registry, config.device, config.backend, " (named by " + config.file + ")")
+        SelectDevice(registry, config.device, config.backend, " (named by " + config.file + ")")
             .status());
   }
   return model;

@@ -116,6 +116,22 @@ struct DetokenizeOptions {
 };
 int RunDetokenize(const DetokenizeOptions& options);
 
+// `hwinfer serve`
+struct ServeOptions {
+  ModelRunOptions run;      // -m (or --config's model.path), --device / --backend, executor knobs
+  std::string config_file;  // --config: runtime, model, scheduler and KV sections
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string served_model_name;  // "" = the model's general.name
+  std::string chat_template;      // --chat-template NAME overrides the model's
+  int64_t max_sequences = 0;      // 0 = the config's (16 without one)
+  int64_t kv_cache_tokens = 0;    // 0 = the config's (2 x context without one)
+  int64_t max_waiting = 0;        // 0 = 4 x max_sequences
+  double drain_timeout_s = 30;
+  int http_threads = 128;
+};
+int RunServe(const GlobalOptions& global, const ServeOptions& options);
+
 // `hwinfer bench-model`
 struct BenchModelOptions {
   ModelRunOptions run;

@@ -346,6 +346,60 @@ void AddSweepCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
   command->callback([&global, &exit_code, options] { exit_code = RunSweep(global, *options); });
 }
 
+void AddServeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<ServeOptions>();
+  CLI::App* command = app.add_subcommand(
+      "serve", "Serve a GGUF model over an OpenAI-compatible HTTP API (with /metrics)");
+  CLI::Option* model =
+      command->add_option("-m,--model", options->run.model_path, "GGUF model file (llama)");
+  command
+      ->add_option("--config", options->config_file,
+                   "Config YAML: runtime (backends), model.path, scheduler and KV sections")
+      ->check(CLI::ExistingFile);
+  CLI::Option* backend = command->add_option("--backend", options->run.backend,
+                                             "Serve on this backend's first device");
+  command->add_option("--device", options->run.device, "Serve on this device (cpu:0, a name)")
+      ->excludes(backend);
+  command->add_option("--kv-dtype", options->run.kv_dtype, "KV cache type: f16 or i8")
+      ->check(CLI::IsMember({"f16", "i8"}));
+  command
+      ->add_option("--max-batch-tokens", options->run.max_batch_tokens,
+                   "Tokens per executor step (prefill chunk size)")
+      ->check(IntegerIn(1, kMaxBatchTokens));
+  command->add_option("--host", options->host, "Address to listen on (default 127.0.0.1)");
+  command->add_option("--port", options->port, "Port to listen on (0: any free port)")
+      ->check(IntegerIn(0, 65535));
+  command->add_option("--served-model-name", options->served_model_name,
+                      "The model's name in the API (default: its general.name)");
+  command->add_option("--chat-template", options->chat_template,
+                      "Chat template family to use instead of the model's own");
+  command->add_option("--max-sequences", options->max_sequences, "Sequences decoded together")
+      ->check(IntegerIn(1, kMaxSequences));
+  command
+      ->add_option("--kv-cache-tokens", options->kv_cache_tokens,
+                   "KV cache capacity in tokens (default: 2 x the context)")
+      ->check(IntegerIn(1, kMaxKvCacheTokens));
+  command
+      ->add_option("--max-waiting", options->max_waiting,
+                   "Queued requests before answering 503 (default 4 x max sequences)")
+      ->check(IntegerIn(1, kMaxWorkloadRequests));
+  command
+      ->add_option("--drain-timeout", options->drain_timeout_s,
+                   "Seconds in-flight requests get to finish on SIGINT/SIGTERM")
+      ->check(CLI::Range(0.0, 3600.0));
+  command
+      ->add_option("--http-threads", options->http_threads,
+                   "HTTP worker threads (one per open connection)")
+      ->check(IntegerIn(4, 4096));
+  command->callback([&global, &exit_code, options, model] {
+    if (options->config_file.empty() && model->count() == 0) {
+      exit_code = ReportError(InvalidArgument("serve: give -m MODEL.gguf or --config FILE"));
+      return;
+    }
+    exit_code = RunServe(global, *options);
+  });
+}
+
 void AddCompareCommand(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<CompareOptions>();
   CLI::App* command = app.add_subcommand(
@@ -384,6 +438,7 @@ int main(int argc, char** argv) {
   AddBenchModelCommand(app, global, exit_code);
   AddBenchCommand(app, global, exit_code);
   AddSweepCommand(app, global, exit_code);
+  AddServeCommand(app, global, exit_code);
   AddCompareCommand(app, exit_code);
 
   CLI11_PARSE(app, argc, argv);

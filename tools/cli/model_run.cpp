@@ -30,30 +30,32 @@ StatusOr<int64_t> KvTokensFor(const ModelShape& shape, const RunSize& size, int3
 
 }  // namespace
 
+StatusOr<const RegisteredDevice*> SelectDevice(const Registry& registry, const std::string& device,
+                                               const std::string& backend,
+                                               const std::string& where) {
+  if (!device.empty()) return registry.Find(device);
+  if (!backend.empty()) {
+    std::string available;
+    for (const RegisteredDevice& candidate : registry.devices()) {
+      if (candidate.plugin->name() == backend) return &candidate;
+      available += (available.empty() ? "" : ", ") + candidate.id();
+    }
+    return NotFound(fmt::format("no device of backend '{}'{} (devices found: {})", backend, where,
+                                available.empty() ? "none" : available));
+  }
+  if (registry.devices().empty()) {
+    return NotFound("no devices found: no plugin on the search path reported one");
+  }
+  return &registry.devices().front();
+}
+
 StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
                                                  const ModelRunOptions& options,
                                                  const RunSize& size) {
   auto opened = std::make_unique<OpenedModel>();
   HWINFER_ASSIGN_OR_RETURN(opened->registry, BuildRegistry(global));
-  const Registry& registry = opened->registry;
-  const RegisteredDevice* target = nullptr;
-  if (!options.device.empty()) {
-    HWINFER_ASSIGN_OR_RETURN(target, registry.Find(options.device));
-  } else if (!options.backend.empty()) {
-    std::string available;
-    for (const RegisteredDevice& device : registry.devices()) {
-      if (device.plugin->name() == options.backend && target == nullptr) target = &device;
-      available += (available.empty() ? "" : ", ") + device.id();
-    }
-    if (target == nullptr) {
-      return NotFound(fmt::format("no device of backend '{}' (devices found: {})", options.backend,
-                                  available.empty() ? "none" : available));
-    }
-  } else if (!registry.devices().empty()) {
-    target = &registry.devices().front();
-  } else {
-    return NotFound("no devices found: no plugin on the search path reported one");
-  }
+  HWINFER_ASSIGN_OR_RETURN(const RegisteredDevice* target,
+                           SelectDevice(opened->registry, options.device, options.backend));
   HWINFER_ASSIGN_OR_RETURN(auto model, LlamaModel::Open(options.model_path));
   ExecutorOptions executor_options;
   HWINFER_ASSIGN_OR_RETURN(executor_options.kv_cache_tokens,

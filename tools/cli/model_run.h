@@ -33,6 +33,12 @@ struct RunSize {
   int64_t new_tokens = 1;
 };
 
+// The device |device| names, else |backend|'s first, else the registry's first; NotFound naming
+// the devices there are (|where| follows the backend's name: " (named by FILE)").
+StatusOr<const RegisteredDevice*> SelectDevice(const Registry& registry, const std::string& device,
+                                               const std::string& backend,
+                                               const std::string& where = "");
+
 // Loads the registry and the model (validated), checks |size| against the model's context length
 // (the last token is sampled, never fed back: prompt + new - 1 positions), then creates the
 // executor with |size.sequences| sequences and a KV cache of exactly what the run needs (whole

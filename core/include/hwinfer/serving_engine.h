@@ -105,6 +105,9 @@ class ServingEngine {
   // Ends a request (its stream gets kCancelled; its KV blocks are freed by the worker's next
   // loop). Unknown or finished ids are ignored.
   void Cancel(RequestId id);
+  // Ends a request that is complete for its client (a stop string appeared in its text): finish
+  // reason "stop", counted as a success. Unknown or finished ids are ignored.
+  void Stop(RequestId id);
   // Stops accepting, lets queued and running requests finish for up to |drain_s| seconds, then
   // cancels what is left and joins the worker. Idempotent.
   void Shutdown(double drain_s);
@@ -115,6 +118,8 @@ class ServingEngine {
   int64_t max_model_len() const { return scheduler_options_.max_model_len; }
   // Requests submitted and not yet finished (queued, waiting or running).
   int64_t in_flight() const;
+  // False once Shutdown began.
+  bool accepting() const;
 
  private:
   struct Live;
@@ -138,7 +143,7 @@ class ServingEngine {
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<std::pair<Request, std::shared_ptr<Live>>> inbox_;
-  std::vector<RequestId> cancels_;
+  std::vector<std::pair<RequestId, FinishReason>> ends_;  // Cancel / Stop from clients
   std::map<RequestId, std::shared_ptr<Live>> live_;  // submitted and not yet finished
   RequestId next_id_ = 0;
   bool accepting_ = true, stopping_ = false;

@@ -73,6 +73,14 @@ class Tokenizer {
   bool IsEndOfGeneration(int32_t id) const {
     return id == eos_ || (eot_ >= 0 && id == eot_) || (eom_ >= 0 && id == eom_);
   }
+  // The ids IsEndOfGeneration accepts (those the vocabulary has).
+  std::vector<int32_t> EndOfGenerationIds() const {
+    std::vector<int32_t> ids;
+    for (int32_t id : {eos_, eot_, eom_}) {
+      if (id >= 0) ids.push_back(id);
+    }
+    return ids;
+  }
   TokenType type(int32_t id) const { return types_[static_cast<size_t>(id)]; }
   const std::string& text(int32_t id) const { return tokens_[static_cast<size_t>(id)]; }
 

@@ -153,13 +153,24 @@ StatusOr<std::shared_ptr<RequestStream>> ServingEngine::Submit(ServeRequest requ
 
 void ServingEngine::Cancel(RequestId id) {
   std::lock_guard lock(mutex_);
-  cancels_.push_back(id);
+  ends_.emplace_back(id, FinishReason::kCancelled);
+  wake_.notify_all();
+}
+
+void ServingEngine::Stop(RequestId id) {
+  std::lock_guard lock(mutex_);
+  ends_.emplace_back(id, FinishReason::kStop);
   wake_.notify_all();
 }
 
 int64_t ServingEngine::in_flight() const {
   std::lock_guard lock(mutex_);
   return static_cast<int64_t>(live_.size());
+}
+
+bool ServingEngine::accepting() const {
+  std::lock_guard lock(mutex_);
+  return accepting_;
 }
 
 void ServingEngine::Shutdown(double drain_s) {
@@ -210,8 +221,8 @@ void ServingEngine::AdmitAndCancel() {
     }
   }
   inbox_.clear();
-  for (RequestId id : cancels_) FinishRequest(id, FinishReason::kCancelled, "");
-  cancels_.clear();
+  for (const auto& [id, reason] : ends_) FinishRequest(id, reason, "");
+  ends_.clear();
   if (stopping_ && Now() >= drain_deadline_s_) {
     std::vector<RequestId> left;
     for (const auto& [id, live] : live_) left.push_back(id);
@@ -238,7 +249,7 @@ void ServingEngine::Run() {
         const double wake = scheduler_->NextWakeTime() - Now();
         const double slice = std::isfinite(wake) ? std::clamp(wake, 0.0, 0.1) : 0.1;
         wake_.wait_for(lock, std::chrono::duration<double>(slice), [&] {
-          return !inbox_.empty() || !cancels_.empty() ||
+          return !inbox_.empty() || !ends_.empty() ||
                  (stopping_ && (live_.empty() || Now() >= drain_deadline_s_));
         });
         continue;
