@@ -281,5 +281,27 @@ TEST(ChatTemplate, RenderedChatTokenizesAsLlamaCpp) {
                                   29973, 518,   29914, 25580, 29962}));
 }
 
+// The same for Llama 3 with its byte-level BPE vocabulary (decompressed into the build tree):
+// llama-tokenize's ids for the llama3 rendering of kChat. One BOS, the headers and <|eot_id|>
+// as their special tokens; the assistant's " Hello! " trimmed as llama.cpp trims it.
+TEST(ChatTemplate, Llama3ChatTokenizesAsLlamaCpp) {
+  auto file = GgufFile::Open(std::string(HWINFER_TEST_DATA_BUILD_DIR) +
+                             "/text/ggml-vocab-llama-bpe.gguf");
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto tokenizer = Tokenizer::FromGguf(**file);
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  auto chat_template = ChatTemplate::FromGguf(**file);  // the vocabulary's own template
+  ASSERT_TRUE(chat_template.ok()) << chat_template.status().ToString();
+  ASSERT_EQ(chat_template->name(), "llama3");
+  auto text = chat_template->Render(kChat, true);
+  ASSERT_TRUE(text.ok());
+  EXPECT_EQ((*tokenizer)->Encode(*text, true, true),
+            (std::vector<int32_t>{128000, 128006, 9125,   128007, 271,    3513,   10015,  13,
+                                  128009, 128006, 882,    128007, 271,    13347,  128009, 128006,
+                                  78191,  128007, 271,    9906,   0,      128009, 128006, 882,
+                                  128007, 271,    64693,  315,    9822,   30,     128009, 128006,
+                                  78191,  128007, 271}));
+}
+
 }  // namespace
 }  // namespace hwinfer
