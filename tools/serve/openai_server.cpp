@@ -54,13 +54,15 @@ struct OpenAiServer::Completion {
   std::string finish_reason;  // "stop" or "length" once done without error
   std::optional<ApiError> error;
 
-  // Waits up to |slice| for tokens; appends their text to |text|; sets done when the request
-  // ended (a stop string ends it here: the engine is told to cancel the rest).
-  void Advance(ServingEngine& engine, std::chrono::milliseconds slice, std::string& text) {
+  // Waits up to |slice| for tokens; appends the text each one releases to |pieces| (one piece
+  // per token, maybe empty: a stream sends one chunk per token, as vLLM does); sets done when the
+  // request ended (a stop string ends it here: the engine is told to stop it).
+  void Advance(ServingEngine& engine, std::chrono::milliseconds slice,
+               std::vector<std::string>& pieces) {
     const StreamUpdate update = stream->Wait(slice);
     for (int32_t token : update.tokens) {
       ++completion_tokens;
-      text += output.Push(token);
+      pieces.push_back(output.Push(token));
       if (output.stopped()) {
         engine.Stop(stream->id());
         finish_reason = "stop";
@@ -70,7 +72,9 @@ struct OpenAiServer::Completion {
     }
     if (update.finish == FinishReason::kNone) return;
     done = true;
-    text += output.Finish();
+    const std::string rest = output.Finish();
+    if (pieces.empty()) pieces.emplace_back();
+    pieces.back() += rest;
     if (update.finish == FinishReason::kStop || update.finish == FinishReason::kLength) {
       finish_reason = FinishReasonName(update.finish);
     } else if (update.finish == FinishReason::kCancelled) {
@@ -191,9 +195,11 @@ void OpenAiServer::HandleCompletion(const std::string& body, bool chat, void* re
                                             TextOutput(tokenizer_, request.stop), prompt_tokens);
   state->include_usage = request.include_usage;
   if (!request.stream) {
-    std::string text;
-    while (!state->done) state->Advance(engine_, std::chrono::milliseconds(200), text);
+    std::vector<std::string> pieces;
+    while (!state->done) state->Advance(engine_, std::chrono::milliseconds(200), pieces);
     if (state->error) return SendError(res, *state->error);
+    std::string text;
+    for (const std::string& piece : pieces) text += piece;
     res.set_content(CompletionBody(state->header, text, state->finish_reason, prompt_tokens,
                                    state->completion_tokens)
                         .dump(-1, ' ', false, json::error_handler_t::replace),
@@ -211,15 +217,20 @@ void OpenAiServer::HandleCompletion(const std::string& body, bool chat, void* re
           state->opened = true;
           if (!write(SseEvent(ChunkBody(state->header, "", "", true)))) return false;
         }
-        std::string text;
-        state->Advance(engine_, kStreamSlice, text);
-        if (!state->done)
-          return text.empty() || write(SseEvent(ChunkBody(state->header, text, "")));
+        std::vector<std::string> pieces;
+        state->Advance(engine_, kStreamSlice, pieces);
+        // Every piece a chunk; when the request ended, the last carries the finish reason.
+        const size_t plain = state->done ? std::max<size_t>(pieces.size(), 1) - 1 : pieces.size();
+        for (size_t i = 0; i < plain; ++i) {
+          if (!write(SseEvent(ChunkBody(state->header, pieces[i], "")))) return false;
+        }
+        if (!state->done) return true;
         bool ok = true;
         if (state->error) {
           ok = write(SseEvent(state->error->ToJson()));
         } else {
-          ok = write(SseEvent(ChunkBody(state->header, text, state->finish_reason)));
+          const std::string last = pieces.empty() ? "" : pieces.back();
+          ok = write(SseEvent(ChunkBody(state->header, last, state->finish_reason)));
           if (ok && state->include_usage) {
             ok = write(SseEvent(
                 UsageChunk(state->header, state->prompt_tokens, state->completion_tokens)));
