@@ -20,6 +20,9 @@ import unittest
 from prometheus_client.parser import text_string_to_metric_families
 
 HWINFER, MODEL = sys.argv[1], sys.argv[2]
+SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BENCH_CONFIG = os.path.join(SOURCE_DIR, "tests/cli/data/bench-text.yaml")
+SHAREGPT = os.path.join(SOURCE_DIR, "tests/data/datasets/sharegpt-sample.json")
 PROMPT = "The capital of France is"
 # llama.cpp's greedy continuation of PROMPT (16 tokens) on this model.
 TEXT_16 = "co品 Willvirtual✅Down способ equalitymarket screensiała біль fic povnoneine"
@@ -271,6 +274,51 @@ class ServeTest(unittest.TestCase):
         self.assertLessEqual(generated, 56 * 16 + 8 * 64)
         self.assertEqual(delta("vllm:time_to_first_token_seconds_count"), 64)
         self.assertEqual(delta("vllm:e2e_request_latency_seconds_count"), 56)
+
+
+class BenchEndpointTest(unittest.TestCase):
+    """`hwinfer bench --endpoint` against `hwinfer serve`: the in-process bench's requests and
+    token counts on the same seed, TTFT/TPOT within a stated margin of the in-process ones."""
+
+    def bench(self, out, *extra):
+        run = subprocess.run([HWINFER, "bench", "--config", BENCH_CONFIG, "--num-requests", "8",
+                              "--seed", "3", "--no-progress", "--json", out, *extra],
+                             capture_output=True, text=True, timeout=300)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        with open(out) as f:
+            return json.load(f)
+
+    def test_endpoint_bench_matches_the_in_process_bench(self):
+        server = Server("--chat-template", "llama2", "--max-sequences", "4")
+        try:
+            folder = os.environ.get("TMPDIR", "/tmp")
+            url = f"http://127.0.0.1:{server.port}"
+            for dataset in ([], ["--dataset", "sharegpt:" + SHAREGPT]):
+                local = self.bench(os.path.join(folder, f"hw-serve-local-{os.getpid()}.json"),
+                                   "--backend", "cpu", "--no-probe", *dataset)
+                remote = self.bench(os.path.join(folder, f"hw-serve-remote-{os.getpid()}.json"),
+                                    "--endpoint", url, "--model-file", MODEL,
+                                    "--hardware", os.path.join(SOURCE_DIR, "configs/hardware",
+                                                               "generic-cpu.yaml"), *dataset)
+                self.assertEqual(remote["completed"], local["completed"])
+                self.assertEqual(remote["failed"], 0)
+                self.assertEqual(remote["input_lens"], local["input_lens"])
+                self.assertEqual(remote["output_lens"], local["output_lens"])
+                self.assertEqual(remote["total_output_tokens"], local["total_output_tokens"])
+                # Margin: HTTP, JSON and a client thread per request on a 2-core machine that also
+                # runs the server: at most 4x the in-process figure plus 50 ms.
+                for key in ("mean_ttft_ms", "mean_tpot_ms"):
+                    self.assertLessEqual(remote[key], 4 * local[key] + 50, key)
+                self.assertGreater(remote["mbu_outside"]["mbu"], 0)
+            chat = self.bench(os.path.join(folder, f"hw-serve-chat-{os.getpid()}.json"),
+                              "--endpoint", url, "--model-file", MODEL, "--api", "chat")
+            self.assertEqual(chat["completed"], 8)
+            bad = subprocess.run([HWINFER, "bench", "--endpoint", "ftp://x", "--model-file", MODEL],
+                                 capture_output=True, text=True, timeout=60)
+            self.assertEqual(bad.returncode, 1)
+            self.assertIn("expected http://HOST:PORT", bad.stderr)
+        finally:
+            self.assertEqual(server.stop(), 0)
 
 
 class QueueAndDrainTest(unittest.TestCase):

@@ -66,6 +66,7 @@ int ReportFailedRequests(const BenchResult& result) {
 }  // namespace
 
 int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
+  if (!options.endpoint.empty()) return RunBenchEndpoint(options);
   auto prepared = PrepareBench(global, options.flags);
   if (!prepared.ok()) return ReportError(prepared.status());
   PreparedBench& bench = **prepared;

@@ -24,7 +24,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The workload flags over the config's workload.
+}  // namespace
+
 Status ApplyWorkloadFlags(const BenchFlags& flags, WorkloadSpec& workload) {
   if (!flags.dataset.empty()) {
     HWINFER_ASSIGN_OR_RETURN(DatasetSpec dataset, ParseDatasetSpec(flags.dataset));
@@ -43,7 +44,7 @@ Status ApplyWorkloadFlags(const BenchFlags& flags, WorkloadSpec& workload) {
   return Status::Ok();
 }
 
-}  // namespace
+namespace {}  // namespace
 
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags) {

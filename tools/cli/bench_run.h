@@ -32,6 +32,10 @@ struct BenchFlags {
   bool no_probe = false;         // --no-probe: no measured peaks (MBU/MFU against them read 0)
 };
 
+// The workload flags (--dataset, --num-requests, --output-len, --seed, --disable-shuffle) over
+// the config's workload.
+Status ApplyWorkloadFlags(const BenchFlags& flags, WorkloadSpec& workload);
+
 // Everything a run needs, loaded from the config and the flags.
 struct PreparedBench {
   Registry registry;

@@ -149,8 +149,15 @@ struct BenchOptions {
   BenchFlags flags;
   std::string json_out, csv_prefix, markdown_out, tokens_out;
   bool save_texts = false;  // --save-texts: generated_texts in the result JSON
+  // --endpoint URL: the workload is sent to an OpenAI-compatible server instead
+  // (bench_endpoint.cpp)
+  std::string endpoint;
+  std::string api = "completions";  // --api completions | chat
+  std::string served_model;         // --model: the name requests carry ("" = the server's first)
+  std::string model_file;           // --model-file: the served model's GGUF (tokenizer, sizes)
 };
 int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options);
+int RunBenchEndpoint(const BenchOptions& options);
 
 // `hwinfer sweep`
 struct SweepOptions {

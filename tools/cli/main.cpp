@@ -323,6 +323,14 @@ void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
   command->add_option("--markdown", options->markdown_out, "Write the summary as Markdown here");
   command->add_option("--tokens", options->tokens_out,
                       "Write every request's output token ids here (JSON Lines)");
+  command->add_option("--endpoint", options->endpoint,
+                      "Send the workload to this OpenAI-compatible server (http://HOST:PORT)");
+  command->add_option("--api", options->api, "With --endpoint: completions or chat")
+      ->check(CLI::IsMember({"completions", "chat"}));
+  command->add_option("--model", options->served_model,
+                      "With --endpoint: the model name to request (default: the server's first)");
+  command->add_option("--model-file", options->model_file,
+                      "With --endpoint: the served model's GGUF (its tokenizer and sizes)");
   command->add_flag("--save-texts", options->save_texts,
                     "Add generated_texts (each output detokenized) to the result JSON");
   command->callback(

@@ -75,6 +75,16 @@ struct BenchResult {
                                // it, a byte sequence left incomplete as U+FFFD)
 };
 
+// The run's requests, sorted by arrival: drawn (random prompts over |vocab_size|) or sampled from
+// config.workload.dataset with |tokenizer| (|dataset|: the file read once by the caller; null:
+// read here). Dataset statistics go to |stats| and a log line.
+StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(
+    const BenchConfig& config, std::shared_ptr<const DatasetFile> dataset,
+    const Tokenizer* tokenizer, int64_t vocab_size, int64_t max_model_len, DatasetStats* stats);
+
+// The workload section of the result JSON.
+nlohmann::json WorkloadJson(const WorkloadSpec& workload);
+
 // Opens the model, draws the workload (random prompts, or a dataset's tokenized with the model's
 // tokenizer: hwinfer/dataset.h; a warning says how many prompts it skipped), sizes the KV cache
 // (kv_cache_tokens, else memory_utilization of the device memory left after the weights and

@@ -72,8 +72,8 @@ class RequestStream {
   // none, on timeout).
   StreamUpdate Wait(std::chrono::milliseconds timeout);
 
-  // Worker side.
-  void Push(int32_t token);
+  // Worker side. |finish|: this token ends the request (delivered with it).
+  void Push(int32_t token, FinishReason finish = FinishReason::kNone);
   void Finish(FinishReason reason, std::string error = "");
 
  private:
@@ -144,7 +144,7 @@ class ServingEngine {
   std::condition_variable wake_;
   std::vector<std::pair<Request, std::shared_ptr<Live>>> inbox_;
   std::vector<std::pair<RequestId, FinishReason>> ends_;  // Cancel / Stop from clients
-  std::map<RequestId, std::shared_ptr<Live>> live_;  // submitted and not yet finished
+  std::map<RequestId, std::shared_ptr<Live>> live_;       // submitted and not yet finished
   RequestId next_id_ = 0;
   bool accepting_ = true, stopping_ = false;
   double drain_deadline_s_ = 0;

@@ -160,28 +160,6 @@ void LogDatasetStats(const DatasetSpec& spec, const DatasetStats& stats, int64_t
                   skipped.empty() ? "" : "; skipped" + skipped.substr(1)));
 }
 
-// The run's requests, sorted by arrival: drawn (random prompts) or from the dataset.
-StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(const BenchConfig& config,
-                                                         const BenchRunOptions& options,
-                                                         const Tokenizer* tokenizer,
-                                                         int64_t vocab_size, int64_t max_model_len,
-                                                         DatasetStats* stats) {
-  const WorkloadSpec& spec = config.workload;
-  if (spec.dataset.kind == DatasetSpec::Kind::kRandom) {
-    return GenerateWorkload(spec, vocab_size, max_model_len);
-  }
-  std::shared_ptr<const DatasetFile> file = options.dataset;
-  if (file == nullptr) {
-    HWINFER_ASSIGN_OR_RETURN(DatasetFile read, ReadDataset(spec.dataset));
-    file = std::make_shared<const DatasetFile>(std::move(read));
-  }
-  HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> requests,
-                           SampleDataset(*file, spec, *tokenizer, max_model_len, stats));
-  LogDatasetStats(spec.dataset, *stats, max_model_len);
-  HWINFER_RETURN_IF_ERROR(ScheduleArrivals(spec, requests));
-  return requests;
-}
-
 // vLLM's per-request arrays, by request id: input_lens, output_lens and (with a tokenizer)
 // generated_texts.
 void AddPerRequestArrays(const BenchResult& result, const Tokenizer* tokenizer,
@@ -208,6 +186,18 @@ void AddPerRequestArrays(const BenchResult& result, const Tokenizer* tokenizer,
   json["generated_texts"] = std::move(texts);
 }
 
+nlohmann::json DatasetStatsJson(const DatasetStats& stats) {
+  return {{"records", stats.records},
+          {"skipped_no_exchange", stats.skipped_no_exchange},
+          {"tokenized", stats.tokenized},
+          {"skipped_length", stats.skipped_length},
+          {"skipped_context", stats.skipped_context},
+          {"used", stats.used},
+          {"requests", stats.requests}};
+}
+
+}  // namespace
+
 nlohmann::json WorkloadJson(const WorkloadSpec& w) {
   auto length = [](const LengthDistribution& d) {
     nlohmann::json j = {{"dist", LengthKindName(d.kind)}};
@@ -230,17 +220,26 @@ nlohmann::json WorkloadJson(const WorkloadSpec& w) {
           {"seed", w.seed}};
 }
 
-nlohmann::json DatasetStatsJson(const DatasetStats& stats) {
-  return {{"records", stats.records},
-          {"skipped_no_exchange", stats.skipped_no_exchange},
-          {"tokenized", stats.tokenized},
-          {"skipped_length", stats.skipped_length},
-          {"skipped_context", stats.skipped_context},
-          {"used", stats.used},
-          {"requests", stats.requests}};
+StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(const BenchConfig& config,
+                                                         std::shared_ptr<const DatasetFile> dataset,
+                                                         const Tokenizer* tokenizer,
+                                                         int64_t vocab_size, int64_t max_model_len,
+                                                         DatasetStats* stats) {
+  const WorkloadSpec& spec = config.workload;
+  if (spec.dataset.kind == DatasetSpec::Kind::kRandom) {
+    return GenerateWorkload(spec, vocab_size, max_model_len);
+  }
+  std::shared_ptr<const DatasetFile> file = std::move(dataset);
+  if (file == nullptr) {
+    HWINFER_ASSIGN_OR_RETURN(DatasetFile read, ReadDataset(spec.dataset));
+    file = std::make_shared<const DatasetFile>(std::move(read));
+  }
+  HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> requests,
+                           SampleDataset(*file, spec, *tokenizer, max_model_len, stats));
+  LogDatasetStats(spec.dataset, *stats, max_model_len);
+  HWINFER_RETURN_IF_ERROR(ScheduleArrivals(spec, requests));
+  return requests;
 }
-
-}  // namespace
 
 StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
                                const BenchRunOptions& options) {
@@ -273,8 +272,8 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   }
   DatasetStats dataset_stats;
   HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> workload,
-                           DrawBenchWorkload(config, options, tokenizer.get(), shape.vocab_size,
-                                             so.max_model_len, &dataset_stats));
+                           DrawBenchWorkload(config, options.dataset, tokenizer.get(),
+                                             shape.vocab_size, so.max_model_len, &dataset_stats));
   HWINFER_ASSIGN_OR_RETURN(
       eo.kv_cache_tokens,
       KvCacheTokens(config, eo, *model, *device,

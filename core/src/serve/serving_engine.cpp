@@ -51,10 +51,11 @@ StreamUpdate RequestStream::Wait(std::chrono::milliseconds timeout) {
   return update;
 }
 
-void RequestStream::Push(int32_t token) {
+void RequestStream::Push(int32_t token, FinishReason finish) {
   {
     std::lock_guard lock(mutex_);
     pending_.push_back(token);
+    if (finish_ == FinishReason::kNone) finish_ = finish;
   }
   changed_.notify_all();
 }
@@ -297,12 +298,12 @@ void ServingEngine::RunStep(const StepPlan& plan) {
     live.last_token_s = end_s;
     ++live.tokens;
     ++metrics_.generation_tokens;
-    live.stream->Push(event.token);
-    if (live.stop_tokens.count(event.token) != 0) {
-      FinishRequest(event.request, FinishReason::kStop, "");
-    } else if (event.finished) {
-      FinishRequest(event.request, FinishReason::kLength, "");
-    }
+    const FinishReason finish = live.stop_tokens.count(event.token) != 0 ? FinishReason::kStop
+                                : event.finished                         ? FinishReason::kLength
+                                                                         : FinishReason::kNone;
+    // The last token and the end arrive together: a reader never sees one without the other.
+    live.stream->Push(event.token, finish);
+    if (finish != FinishReason::kNone) FinishRequest(event.request, finish, "");
   }
   RecordStep(plan, start_s, end_s);
 }
