@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -90,11 +91,12 @@ RequestRecord Send(const EndpointRun& run, const WorkloadRequest& w, Clock::time
 // Sends every request at its arrival time, at most |concurrency| at once (0 = no cap).
 std::vector<RequestRecord> SendAll(const EndpointRun& run,
                                    const std::vector<WorkloadRequest>& workload,
-                                   int64_t concurrency) {
+                                   int64_t concurrency,
+                                   const std::function<void(const BenchProgress&)>& on_progress) {
   std::vector<RequestRecord> records(workload.size());
   std::mutex mutex;
   std::condition_variable slot_freed;
-  int64_t in_flight = 0;
+  int64_t in_flight = 0, done = 0, output_tokens = 0;
   std::vector<std::thread> threads;
   const Clock::time_point start = Clock::now();
   for (const WorkloadRequest& w : workload) {
@@ -106,9 +108,16 @@ std::vector<RequestRecord> SendAll(const EndpointRun& run,
       ++in_flight;
     }
     threads.emplace_back([&, w] {
-      records[static_cast<size_t>(w.id)] = Send(run, w, start);
+      RequestRecord record = Send(run, w, start);
       std::lock_guard lock(mutex);
+      output_tokens += record.output_tokens;
+      records[static_cast<size_t>(w.id)] = std::move(record);
       --in_flight;
+      ++done;
+      if (on_progress) {
+        on_progress({done, static_cast<int64_t>(workload.size()), in_flight, 0,
+                     std::chrono::duration<double>(Clock::now() - start).count(), output_tokens});
+      }
       slot_freed.notify_all();
     });
   }
@@ -183,8 +192,11 @@ int RunBenchEndpoint(const BenchOptions& options) {
   } else {
     run.model_name = options.served_model;
   }
+  const bool progress = !options.flags.no_progress;
   const std::vector<RequestRecord> records =
-      SendAll(run, *workload, config.workload.max_concurrency);
+      SendAll(run, *workload, config.workload.max_concurrency,
+              MakeProgressLine(progress, run.endpoint.host));
+  EndProgressLine(progress);
   SummaryInputs inputs;
   inputs.requests = records;
   inputs.slo = config.slo;

@@ -58,8 +58,10 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
 // names is in |registry|. Returns a one-line description of the model.
 StatusOr<std::string> CheckBenchSections(const BenchConfig& config, const Registry& registry);
 
-// A progress callback that redraws one line on stderr ("\r"-updated) when stderr is a terminal
-// and |enabled|; an empty function otherwise. |label| prefixes the line (e.g. "batch 8").
+// A progress callback when |enabled| (an empty function otherwise): on a terminal it redraws one
+// line on stderr ("\r"-updated: a bar, requests done / total, running, waiting, elapsed,
+// requests/s, tokens/s); otherwise it prints the same as a plain line every 10 s of the run.
+// |label| prefixes the line (e.g. "batch 8").
 std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const std::string& label);
 // Ends the progress line (a newline) when one was drawn.
 void EndProgressLine(bool enabled);
