@@ -310,6 +310,13 @@ class BenchEndpointTest(unittest.TestCase):
                 for key in ("mean_ttft_ms", "mean_tpot_ms"):
                     self.assertLessEqual(remote[key], 4 * local[key] + 50, key)
                 self.assertGreater(remote["mbu_outside"]["mbu"], 0)
+                # `hwinfer compare` puts the two side by side, the served one with its MBU.
+                compare = subprocess.run(
+                    [HWINFER, "compare", os.path.join(folder, f"hw-serve-local-{os.getpid()}.json"),
+                     os.path.join(folder, f"hw-serve-remote-{os.getpid()}.json")],
+                    capture_output=True, text=True, timeout=60)
+                self.assertEqual(compare.returncode, 0, compare.stderr)
+                self.assertIn(url, compare.stdout)
             chat = self.bench(os.path.join(folder, f"hw-serve-chat-{os.getpid()}.json"),
                               "--endpoint", url, "--model-file", MODEL, "--api", "chat")
             self.assertEqual(chat["completed"], 8)

@@ -215,7 +215,10 @@ int RunBenchEndpoint(const BenchOptions& options) {
   std::fflush(stdout);
   if (options.json_out.empty()) return 0;
   nlohmann::json json = SummaryToJson(summary);
-  json["env"] = {{"endpoint", options.endpoint}, {"api", options.api}, {"model", run.model_name}};
+  json["env"] = {{"device", options.endpoint},
+                 {"endpoint", options.endpoint},
+                 {"api", options.api},
+                 {"model", run.model_name}};
   json["model"] = {{"file", options.model_file},
                    {"name", shape.name},
                    {"weight_bytes", (*model)->weight_bytes()},

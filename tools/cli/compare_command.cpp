@@ -1,7 +1,8 @@
 // compare_command.cpp — `hwinfer compare A.json B.json ... [-o OUT_DIR]`: reads bench results
 // (the JSON `hwinfer bench --json` writes: vLLM's flat keys, "phases", "env", "hardware") and
 // sweep files (`hwinfer sweep --json`: {"config", "points"}), prints them side by side (label,
-// device, median TPOT ms, output tok/s, decode MBU % and prefill MFU % of the spec peaks), and
+// device, median TPOT ms, output tok/s, decode MBU % and prefill MFU % of the spec peaks; a
+// `bench --endpoint` result shows its endpoint and its MBU from outside), and
 // with -o runs tools/plot_results.py (with $HWINFER_PYTHON, else the first python3 that has
 // matplotlib) to draw throughput_latency, roofline and mbu (.png, .svg).
 // It only reads the few keys it shows; a file missing one is an error naming the file and key.
@@ -77,6 +78,11 @@ StatusOr<Row> ReadRow(const nlohmann::json& summary, const std::string& file, st
   HWINFER_ASSIGN_OR_RETURN(row.decode_mbu_spec, NumberAt(summary, "phases.decode.mbu_spec", file));
   HWINFER_ASSIGN_OR_RETURN(row.prefill_mfu_spec,
                            NumberAt(summary, "phases.prefill.mfu_spec", file));
+  // A result measured from outside a server (bench --endpoint) has no steps: its MBU is the
+  // article's, from TPOT.
+  if (summary.contains("mbu_outside")) {
+    HWINFER_ASSIGN_OR_RETURN(row.decode_mbu_spec, NumberAt(summary, "mbu_outside.mbu", file));
+  }
   return row;
 }
 
