@@ -127,7 +127,8 @@ class ServeTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.server = Server("--chat-template", "llama2", "--served-model-name", "tiny")
+        cls.server = Server("--chat-template", "llama2", "--served-model-name", "tiny",
+                            "--hardware", os.path.join(SOURCE_DIR, "configs/hardware/generic-cpu.yaml"))
 
     @classmethod
     def tearDownClass(cls):
@@ -274,6 +275,9 @@ class ServeTest(unittest.TestCase):
         self.assertLessEqual(generated, 56 * 16 + 8 * 64)
         self.assertEqual(delta("vllm:time_to_first_token_seconds_count"), 64)
         self.assertEqual(delta("vllm:e2e_request_latency_seconds_count"), 56)
+        # Decode utilisation over the last 10 s, against the hardware file and the startup probe.
+        for peak in ("spec", "measured"):
+            self.assertGreater(after[f"hwinfer:decode_mbu{{peak={peak}}}"], 0)
 
 
 class BenchEndpointTest(unittest.TestCase):
@@ -289,7 +293,7 @@ class BenchEndpointTest(unittest.TestCase):
             return json.load(f)
 
     def test_endpoint_bench_matches_the_in_process_bench(self):
-        server = Server("--chat-template", "llama2", "--max-sequences", "4")
+        server = Server("--chat-template", "llama2", "--max-sequences", "4", "--no-probe")
         try:
             folder = os.environ.get("TMPDIR", "/tmp")
             url = f"http://127.0.0.1:{server.port}"
@@ -330,7 +334,7 @@ class BenchEndpointTest(unittest.TestCase):
 
 class QueueAndDrainTest(unittest.TestCase):
     def test_full_queue_answers_503_with_retry_after(self):
-        server = Server("--max-sequences", "1", "--max-waiting", "1")
+        server = Server("--max-sequences", "1", "--max-waiting", "1", "--no-probe")
         try:
             statuses, retry = [], []
 
@@ -352,7 +356,7 @@ class QueueAndDrainTest(unittest.TestCase):
             self.assertEqual(server.stop(), 0)
 
     def test_sigterm_drains_in_flight_requests_and_exits_0(self):
-        server = Server("--drain-timeout", "60")
+        server = Server("--drain-timeout", "60", "--no-probe")
         box = {}
 
         def client():

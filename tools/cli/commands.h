@@ -129,6 +129,8 @@ struct ServeOptions {
   int64_t max_waiting = 0;        // 0 = 4 x max_sequences
   double drain_timeout_s = 30;
   int http_threads = 128;
+  std::string hardware_file;  // --hardware: spec peaks for the hwinfer: MBU/MFU gauges
+  bool no_probe = false;      // --no-probe: no measured peaks (those gauges read 0)
 };
 int RunServe(const GlobalOptions& global, const ServeOptions& options);
 

@@ -396,6 +396,13 @@ void AddServeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
                    "Seconds in-flight requests get to finish on SIGINT/SIGTERM")
       ->check(CLI::Range(0.0, 3600.0));
   command
+      ->add_option("--hardware", options->hardware_file,
+                   "Hardware spec YAML: spec peaks for the hwinfer: MBU/MFU gauges of /metrics")
+      ->check(CLI::ExistingFile);
+  command->add_flag(
+      "--no-probe", options->no_probe,
+      "Skip the startup probe of the device (the gauges against measured peaks read 0)");
+  command
       ->add_option("--http-threads", options->http_threads,
                    "HTTP worker threads (one per open connection)")
       ->check(IntegerIn(4, 4096));

@@ -13,8 +13,10 @@
 
 #include "bench_run.h"
 #include "commands.h"
+#include "hwinfer/bench_runner.h"
 #include "hwinfer/chat_template.h"
 #include "hwinfer/gguf.h"
+#include "hwinfer/hardware_spec.h"
 #include "hwinfer/llama_model.h"
 #include "hwinfer/serving_engine.h"
 #include "hwinfer/tokenizer.h"
@@ -125,6 +127,15 @@ int RunServe(const GlobalOptions& global, const ServeOptions& options) {
   }
   auto chat = ChatRendererFor((*model)->file(), options.chat_template);
   if (!chat.ok()) return ReportError(chat.status());
+  std::optional<HardwareSpec> hardware;
+  if (!options.hardware_file.empty()) {
+    auto spec = LoadHardwareSpec(options.hardware_file);
+    if (!spec.ok()) return ReportError(spec.status());
+    hardware = *spec;
+  }
+  auto peaks = ModelPeaks((*setup)->device, **model, hardware, !options.no_probe, 0, 0);
+  if (!peaks.ok()) return ReportError(peaks.status());
+  (*setup)->engine.peaks = *peaks;
   auto engine = ServingEngine::Create((*setup)->device, *model, (*setup)->engine);
   if (!engine.ok()) return ReportError(engine.status().WithContext((*setup)->model_path));
   serve::ServerOptions server_options;

@@ -20,6 +20,7 @@
 #include "hwinfer/dataset.h"
 #include "hwinfer/device.h"
 #include "hwinfer/hardware_spec.h"
+#include "hwinfer/llama_model.h"
 #include "hwinfer/metrics.h"
 #include "hwinfer/status.h"
 
@@ -78,9 +79,21 @@ struct BenchResult {
 // The run's requests, sorted by arrival: drawn (random prompts over |vocab_size|) or sampled from
 // config.workload.dataset with |tokenizer| (|dataset|: the file read once by the caller; null:
 // read here). Dataset statistics go to |stats| and a log line.
-StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(
-    const BenchConfig& config, std::shared_ptr<const DatasetFile> dataset,
-    const Tokenizer* tokenizer, int64_t vocab_size, int64_t max_model_len, DatasetStats* stats);
+StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(const BenchConfig& config,
+                                                         std::shared_ptr<const DatasetFile> dataset,
+                                                         const Tokenizer* tokenizer,
+                                                         int64_t vocab_size, int64_t max_model_len,
+                                                         DatasetStats* stats);
+
+// |info| with the peaks of |hardware| (when given) in place of the device's own.
+DeviceInfo WithHardwareSpec(DeviceInfo info, const std::optional<HardwareSpec>& hardware);
+
+// The peaks a run's MBU and MFU are measured against: spec from |hardware|, else the device's own,
+// at the model's weight type; measured = |measured_bandwidth| / |measured_flops| when > 0, else
+// (with |probe|) from a short probe of the device (64 MiB, 3 repetitions).
+StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const LlamaModel& model,
+                               const std::optional<HardwareSpec>& hardware, bool probe,
+                               double measured_bandwidth, double measured_flops);
 
 // The workload section of the result JSON.
 nlohmann::json WorkloadJson(const WorkloadSpec& workload);

@@ -198,6 +198,46 @@ nlohmann::json DatasetStatsJson(const DatasetStats& stats) {
 
 }  // namespace
 
+DeviceInfo WithHardwareSpec(DeviceInfo info, const std::optional<HardwareSpec>& hardware) {
+  if (hardware) {
+    info.spec_peak_bandwidth_bytes_per_s = hardware->peak_bandwidth_bytes_per_s;
+    info.spec_peak_flops_f32 = hardware->peak_flops_f32;
+    info.spec_peak_flops_f16 = hardware->peak_flops_f16;
+    info.spec_peak_flops_bf16 = hardware->peak_flops_bf16;
+    info.spec_peak_flops_int8 = hardware->peak_flops_int8;
+    info.spec_source = hardware->file;
+  }
+  return info;
+}
+
+StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const LlamaModel& model,
+                               const std::optional<HardwareSpec>& hardware, bool probe,
+                               double measured_bandwidth, double measured_flops) {
+  const DeviceInfo& info = device->info();
+  const DeviceInfo spec = WithHardwareSpec(info, hardware);
+  PeakRates peaks;
+  peaks.spec_bandwidth_bytes_per_s = spec.spec_peak_bandwidth_bytes_per_s;
+  peaks.spec_flops = SpecFlopsFor(ModelWeightType(model), spec);
+  peaks.measured_bandwidth_bytes_per_s = measured_bandwidth;
+  peaks.measured_flops = measured_flops;
+  if (!probe || peaks.measured_bandwidth_bytes_per_s > 0) return peaks;
+  ProbeOptions options;
+  options.bandwidth_bytes = 64ull << 20;
+  options.repetitions = 3;
+  HWINFER_ASSIGN_OR_RETURN(ProbeResult measured, ProbeDevice(device, options));
+  if (measured.read_bandwidth.measured) {
+    peaks.measured_bandwidth_bytes_per_s = measured.read_bandwidth.value;
+  }
+  // The probe measures f32 GEMM: the ceiling on a CPU (every dtype computes in f32 there) and
+  // for f32 models, but not for f16/int8 tensor units, where measured MFU is left unknown (0).
+  const bool f32_ceiling =
+      info.device_type == HWINFER_DEVICE_TYPE_CPU || ModelWeightType(model) == HWINFER_DTYPE_F32;
+  if (measured.gemm_f32.measured && peaks.measured_flops <= 0 && f32_ceiling) {
+    peaks.measured_flops = measured.gemm_f32.value;
+  }
+  return peaks;
+}
+
 nlohmann::json WorkloadJson(const WorkloadSpec& w) {
   auto length = [](const LengthDistribution& d) {
     nlohmann::json j = {{"dist", LengthKindName(d.kind)}};
@@ -285,35 +325,10 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
 
   // ---- peaks ----
   const DeviceInfo& info = device->info();
-  DeviceInfo spec = info;
-  if (options.hardware) {
-    spec.spec_peak_bandwidth_bytes_per_s = options.hardware->peak_bandwidth_bytes_per_s;
-    spec.spec_peak_flops_f32 = options.hardware->peak_flops_f32;
-    spec.spec_peak_flops_f16 = options.hardware->peak_flops_f16;
-    spec.spec_peak_flops_bf16 = options.hardware->peak_flops_bf16;
-    spec.spec_peak_flops_int8 = options.hardware->peak_flops_int8;
-    spec.spec_source = options.hardware->file;
-  }
-  PeakRates peaks;
-  peaks.spec_bandwidth_bytes_per_s = spec.spec_peak_bandwidth_bytes_per_s;
-  peaks.spec_flops = SpecFlopsFor(ModelWeightType(*model), spec);
-  peaks.measured_bandwidth_bytes_per_s = options.measured_bandwidth_bytes_per_s;
-  peaks.measured_flops = options.measured_flops;
-  if (options.probe_peaks && peaks.measured_bandwidth_bytes_per_s <= 0) {
-    ProbeOptions probe;
-    probe.bandwidth_bytes = 64ull << 20;
-    probe.repetitions = 3;
-    HWINFER_ASSIGN_OR_RETURN(ProbeResult measured, ProbeDevice(device, probe));
-    if (measured.read_bandwidth.measured)
-      peaks.measured_bandwidth_bytes_per_s = measured.read_bandwidth.value;
-    // The probe measures f32 GEMM: the ceiling on a CPU (every dtype computes in f32 there) and
-    // for f32 models, but not for f16/int8 tensor units, where measured MFU is left unknown (0).
-    const bool f32_ceiling =
-        info.device_type == HWINFER_DEVICE_TYPE_CPU || ModelWeightType(*model) == HWINFER_DTYPE_F32;
-    if (measured.gemm_f32.measured && peaks.measured_flops <= 0 && f32_ceiling) {
-      peaks.measured_flops = measured.gemm_f32.value;
-    }
-  }
+  const DeviceInfo spec = WithHardwareSpec(info, options.hardware);
+  HWINFER_ASSIGN_OR_RETURN(
+      PeakRates peaks, ModelPeaks(device, *model, options.hardware, options.probe_peaks,
+                                  options.measured_bandwidth_bytes_per_s, options.measured_flops));
 
   // ---- the run ----
   const bool virtual_clock = info.device_type == HWINFER_DEVICE_TYPE_VIRTUAL;
