@@ -1,6 +1,7 @@
 // openai_request_test.cpp — `hwinfer serve`'s reading of OpenAI request bodies (every field, every
 // kind of bad value named in its 400) and its text output (whole characters, stop strings cut
 // even when they span tokens, held-back text released when no stop string completes).
+#include "endpoint_client.h"
 #include "openai_request.h"
 
 #include <gtest/gtest.h>
@@ -152,6 +153,27 @@ TEST(TextOutput, StopStringsAreCutAcrossTokensAndHeldTextIsReleased) {
   EXPECT_TRUE(stopped);
   EXPECT_EQ(run({"now!", "zzz"}, &stopped), "  Hello world. Bye now");  // "now" held, released
   EXPECT_FALSE(stopped);
+}
+
+TEST(Endpoint, UrlsAreReadOrRefusedWithTheExpectedForm) {
+  auto plain = ParseEndpoint("http://127.0.0.1:8080");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->host, "127.0.0.1");
+  EXPECT_EQ(plain->port, 8080);
+  EXPECT_EQ(plain->prefix, "/v1");
+  auto prefixed = ParseEndpoint("http://server.example:9000/openai/v1/");
+  ASSERT_TRUE(prefixed.ok());
+  EXPECT_EQ(prefixed->host, "server.example");
+  EXPECT_EQ(prefixed->prefix, "/openai/v1");
+  auto ipv6 = ParseEndpoint("http://[::1]:8000");
+  ASSERT_TRUE(ipv6.ok());
+  EXPECT_EQ(ipv6->host, "::1");
+  for (const char* bad : {"https://a:1", "ftp://x", "http://host", "http://host:0",
+                          "http://host:70000", "http://:80", "http://host:8x"}) {
+    auto parsed = ParseEndpoint(bad);
+    ASSERT_FALSE(parsed.ok()) << bad;
+    EXPECT_NE(parsed.status().message().find("expected http://HOST:PORT"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -5,26 +5,39 @@
 
 #include <httplib.h>
 
-#include <regex>
+#include <string_view>
 
 namespace hwinfer::serve {
 
 using nlohmann::json;
 
 StatusOr<Endpoint> ParseEndpoint(const std::string& url) {
-  static const std::regex kForm(
-      R"(^http://([A-Za-z0-9.\-]+|\[[0-9A-Fa-f:]+\]):([0-9]{1,5})(/.*)?$)");
-  std::smatch match;
-  if (!std::regex_match(url, match, kForm)) {
-    return InvalidArgument("--endpoint '" + url + "': expected http://HOST:PORT[/PREFIX]");
-  }
+  const auto bad = [&](const std::string& why) {
+    return InvalidArgument("--endpoint '" + url + "': expected http://HOST:PORT[/PREFIX]" + why);
+  };
+  constexpr std::string_view kScheme = "http://";
+  if (url.compare(0, kScheme.size(), kScheme) != 0) return bad("");
+  const size_t host_start = kScheme.size();
+  const size_t colon = url.rfind(':');
+  if (colon == std::string::npos || colon < host_start) return bad(" (no port)");
+  const size_t slash = url.find('/', colon);
   Endpoint endpoint;
-  endpoint.host = match[1].str();
-  endpoint.port = std::stoi(match[2].str());
-  if (endpoint.port < 1 || endpoint.port > 65535) {
-    return InvalidArgument("--endpoint '" + url + "': port outside [1, 65535]");
+  endpoint.host = url.substr(host_start, colon - host_start);
+  if (endpoint.host.size() >= 2 && endpoint.host.front() == '[' && endpoint.host.back() == ']') {
+    endpoint.host = endpoint.host.substr(1, endpoint.host.size() - 2);  // [IPv6]
   }
-  std::string prefix = match[3].str();
+  if (endpoint.host.empty() || endpoint.host.find_first_of("/@?# ") != std::string::npos) {
+    return bad(" (no host)");
+  }
+  const std::string port =
+      url.substr(colon + 1, slash == std::string::npos ? std::string::npos : slash - colon - 1);
+  if (port.empty() || port.size() > 5 ||
+      port.find_first_not_of("0123456789") != std::string::npos || std::stoi(port) < 1 ||
+      std::stoi(port) > 65535) {
+    return bad(" (port: an integer in [1, 65535])");
+  }
+  endpoint.port = std::stoi(port);
+  std::string prefix = slash == std::string::npos ? "" : url.substr(slash);
   while (!prefix.empty() && prefix.back() == '/') prefix.pop_back();
   if (!prefix.empty()) endpoint.prefix = prefix;
   return endpoint;
