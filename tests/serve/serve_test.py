@@ -31,9 +31,10 @@ TEXT_16 = "co品 Willvirtual✅Down способ equalitymarket screensiała б�
 class Server:
     """One `hwinfer serve` process on a free port; its stderr is kept for failure messages."""
 
-    def __init__(self, *extra):
+    def __init__(self, *extra, model_args=None):
+        model_args = ["-m", MODEL] if model_args is None else model_args
         self.proc = subprocess.Popen(
-            [HWINFER, "serve", "-m", MODEL, "--port", "0", "--backend", "cpu", *extra],
+            [HWINFER, "serve", *model_args, "--port", "0", "--backend", "cpu", *extra],
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         self.log = []
         deadline = time.time() + 60
@@ -199,6 +200,24 @@ class ServeTest(unittest.TestCase):
             "/v1/chat/completions", {"messages": [{"role": "system", "content": "x"}]})
         self.assertEqual(status, 400, body)
 
+    def test_curl_reaches_every_endpoint(self):
+        base = f"http://127.0.0.1:{self.server.port}"
+
+        def curl(*args):
+            return subprocess.run(["curl", "-s", "--max-time", "60", *args], capture_output=True,
+                                  text=True, check=True).stdout
+
+        self.assertEqual(curl("-o", "/dev/null", "-w", "%{http_code}", base + "/health"), "200")
+        self.assertEqual(json.loads(curl(base + "/v1/models"))["data"][0]["id"], "tiny")
+        self.assertIn("vllm:num_requests_running", curl(base + "/metrics"))
+        chat = json.loads(curl(base + "/v1/chat/completions", "-H", "Content-Type: application/json",
+                               "-d", json.dumps({"messages": [{"role": "user", "content": "Hi"}],
+                                                 "max_tokens": 3, "ignore_eos": True})))
+        self.assertEqual(chat["usage"]["completion_tokens"], 3)
+        whole = json.loads(curl(base + "/v1/completions", "-H", "Content-Type: application/json",
+                                "-d", json.dumps(completion())))
+        self.assertEqual(whole["choices"][0]["text"], TEXT_16)
+
     def test_curl_streams_sse(self):
         out = subprocess.run(
             ["curl", "-sN", "--max-time", "60", f"http://127.0.0.1:{self.server.port}/v1/completions",
@@ -297,6 +316,8 @@ class BenchEndpointTest(unittest.TestCase):
         try:
             folder = os.environ.get("TMPDIR", "/tmp")
             url = f"http://127.0.0.1:{server.port}"
+            status, _, _ = server.post_json("/v1/completions", completion(4))  # warm up
+            self.assertEqual(status, 200)
             for dataset in ([], ["--dataset", "sharegpt:" + SHAREGPT]):
                 local = self.bench(os.path.join(folder, f"hw-serve-local-{os.getpid()}.json"),
                                    "--backend", "cpu", "--no-probe", *dataset)
@@ -310,9 +331,11 @@ class BenchEndpointTest(unittest.TestCase):
                 self.assertEqual(remote["output_lens"], local["output_lens"])
                 self.assertEqual(remote["total_output_tokens"], local["total_output_tokens"])
                 # Margin: HTTP, JSON and a client thread per request on a 2-core machine that also
-                # runs the server: at most 4x the in-process figure plus 50 ms.
-                for key in ("mean_ttft_ms", "mean_tpot_ms"):
-                    self.assertLessEqual(remote[key], 4 * local[key] + 50, key)
+                # runs the server: TPOT at most 4x the in-process one + 50 ms; TTFT (8 requests
+                # at once on 4 sequences: half of them queue, so a hiccup counts twice) at most
+                # 5x + 500 ms.
+                self.assertLessEqual(remote["mean_tpot_ms"], 4 * local["mean_tpot_ms"] + 50)
+                self.assertLessEqual(remote["mean_ttft_ms"], 5 * local["mean_ttft_ms"] + 500)
                 self.assertGreater(remote["mbu_outside"]["mbu"], 0)
                 # `hwinfer compare` puts the two side by side, the served one with its MBU.
                 compare = subprocess.run(
@@ -330,6 +353,21 @@ class BenchEndpointTest(unittest.TestCase):
             self.assertIn("expected http://HOST:PORT", bad.stderr)
         finally:
             self.assertEqual(server.stop(), 0)
+
+
+class ConfigTest(unittest.TestCase):
+    def test_serve_from_a_config_file(self):
+        server = Server("--no-probe", model_args=["--config", BENCH_CONFIG])
+        try:
+            status, _, body = server.post_json("/v1/completions", completion())
+            self.assertEqual(status, 200, body)
+            self.assertEqual(body["choices"][0]["text"], TEXT_16)
+        finally:
+            self.assertEqual(server.stop(), 0)
+        bad = subprocess.run([HWINFER, "serve", "--port", "0"], capture_output=True, text=True,
+                             timeout=60)
+        self.assertNotEqual(bad.returncode, 0)
+        self.assertIn("-m MODEL.gguf or --config FILE", bad.stderr)
 
 
 class QueueAndDrainTest(unittest.TestCase):

@@ -149,6 +149,32 @@ nlohmann::json OutsideMbu(const RunSummary& summary, const LlamaModel& model,
           {"mbu", peak_bandwidth > 0 ? achieved / peak_bandwidth : 0}};
 }
 
+// The result document: the in-process bench's keys, the endpoint, and MBU from outside.
+nlohmann::json ResultJson(const BenchOptions& options, const EndpointRun& run,
+                          const RunSummary& summary, const LlamaModel& model,
+                          const WorkloadSpec& workload, const std::vector<RequestRecord>& records,
+                          const nlohmann::json& mbu) {
+  nlohmann::json json = SummaryToJson(summary);
+  json["env"] = {{"device", options.endpoint},
+                 {"endpoint", options.endpoint},
+                 {"api", options.api},
+                 {"model", run.model_name}};
+  json["model"] = {{"file", options.model_file},
+                   {"name", model.shape().name},
+                   {"weight_bytes", model.weight_bytes()},
+                   {"context_length", model.shape().context_length}};
+  json["workload"] = WorkloadJson(workload);
+  json["mbu_outside"] = mbu;
+  nlohmann::json input_lens = nlohmann::json::array(), output_lens = nlohmann::json::array();
+  for (const RequestRecord& r : records) {
+    input_lens.push_back(r.input_tokens);
+    output_lens.push_back(r.output_tokens);
+  }
+  json["input_lens"] = std::move(input_lens);
+  json["output_lens"] = std::move(output_lens);
+  return json;
+}
+
 }  // namespace
 
 int RunBenchEndpoint(const BenchOptions& options) {
@@ -214,24 +240,8 @@ int RunBenchEndpoint(const BenchOptions& options) {
   }
   std::fflush(stdout);
   if (options.json_out.empty()) return 0;
-  nlohmann::json json = SummaryToJson(summary);
-  json["env"] = {{"device", options.endpoint},
-                 {"endpoint", options.endpoint},
-                 {"api", options.api},
-                 {"model", run.model_name}};
-  json["model"] = {{"file", options.model_file},
-                   {"name", shape.name},
-                   {"weight_bytes", (*model)->weight_bytes()},
-                   {"context_length", shape.context_length}};
-  json["workload"] = WorkloadJson(config.workload);
-  json["mbu_outside"] = mbu;
-  nlohmann::json input_lens = nlohmann::json::array(), output_lens = nlohmann::json::array();
-  for (const RequestRecord& r : records) {
-    input_lens.push_back(r.input_tokens);
-    output_lens.push_back(r.output_tokens);
-  }
-  json["input_lens"] = std::move(input_lens);
-  json["output_lens"] = std::move(output_lens);
+  const nlohmann::json json =
+      ResultJson(options, run, summary, **model, config.workload, records, mbu);
   if (Status s = WriteTextFile(options.json_out, json.dump(2) + "\n"); !s.ok()) {
     return ReportError(s);
   }

@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include <chrono>
+#include <functional>
 #include <random>
 
 #include "hwinfer/prometheus_text.h"
@@ -82,6 +83,30 @@ struct OpenAiServer::Completion {
     } else {
       error = ApiError{500, update.error, "server_error", ""};
     }
+  }
+
+  // One call of a stream's content provider: waits for tokens and writes a chunk per token with
+  // |write|; once the request ended, the last chunk carries the finish reason, then the usage
+  // (when asked) and [DONE]. False when a write failed (the client is gone).
+  bool StreamStep(ServingEngine& engine, const std::function<bool(const std::string&)>& write) {
+    if (header.chat && !opened) {
+      opened = true;
+      if (!write(SseEvent(ChunkBody(header, "", "", true)))) return false;
+    }
+    std::vector<std::string> pieces;
+    Advance(engine, kStreamSlice, pieces);
+    const size_t plain = done ? std::max<size_t>(pieces.size(), 1) - 1 : pieces.size();
+    for (size_t i = 0; i < plain; ++i) {
+      if (!write(SseEvent(ChunkBody(header, pieces[i], "")))) return false;
+    }
+    if (!done) return true;
+    if (error) return write(SseEvent(error->ToJson())) && write(kSseDone);
+    const std::string last = pieces.empty() ? "" : pieces.back();
+    if (!write(SseEvent(ChunkBody(header, last, finish_reason)))) return false;
+    if (include_usage && !write(SseEvent(UsageChunk(header, prompt_tokens, completion_tokens)))) {
+      return false;
+    }
+    return write(kSseDone);
   }
 };
 
@@ -210,34 +235,10 @@ void OpenAiServer::HandleCompletion(const std::string& body, bool chat, void* re
   res.set_chunked_content_provider(
       "text/event-stream",
       [this, state](size_t, httplib::DataSink& sink) {
-        auto write = [&](const std::string& event) {
+        const bool ok = state->StreamStep(engine_, [&](const std::string& event) {
           return sink.write(event.data(), event.size());
-        };
-        if (state->header.chat && !state->opened) {
-          state->opened = true;
-          if (!write(SseEvent(ChunkBody(state->header, "", "", true)))) return false;
-        }
-        std::vector<std::string> pieces;
-        state->Advance(engine_, kStreamSlice, pieces);
-        // Every piece a chunk; when the request ended, the last carries the finish reason.
-        const size_t plain = state->done ? std::max<size_t>(pieces.size(), 1) - 1 : pieces.size();
-        for (size_t i = 0; i < plain; ++i) {
-          if (!write(SseEvent(ChunkBody(state->header, pieces[i], "")))) return false;
-        }
-        if (!state->done) return true;
-        bool ok = true;
-        if (state->error) {
-          ok = write(SseEvent(state->error->ToJson()));
-        } else {
-          const std::string last = pieces.empty() ? "" : pieces.back();
-          ok = write(SseEvent(ChunkBody(state->header, last, state->finish_reason)));
-          if (ok && state->include_usage) {
-            ok = write(SseEvent(
-                UsageChunk(state->header, state->prompt_tokens, state->completion_tokens)));
-          }
-        }
-        if (ok) ok = write(kSseDone);
-        if (ok) sink.done();
+        });
+        if (ok && state->done) sink.done();
         return ok;
       },
       [this, state](bool) {
