@@ -285,8 +285,8 @@ TEST(ChatTemplate, RenderedChatTokenizesAsLlamaCpp) {
 // llama-tokenize's ids for the llama3 rendering of kChat. One BOS, the headers and <|eot_id|>
 // as their special tokens; the assistant's " Hello! " trimmed as llama.cpp trims it.
 TEST(ChatTemplate, Llama3ChatTokenizesAsLlamaCpp) {
-  auto file = GgufFile::Open(std::string(HWINFER_TEST_DATA_BUILD_DIR) +
-                             "/text/ggml-vocab-llama-bpe.gguf");
+  auto file =
+      GgufFile::Open(std::string(HWINFER_TEST_DATA_BUILD_DIR) + "/text/ggml-vocab-llama-bpe.gguf");
   ASSERT_TRUE(file.ok()) << file.status().ToString();
   auto tokenizer = Tokenizer::FromGguf(**file);
   ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
@@ -295,12 +295,12 @@ TEST(ChatTemplate, Llama3ChatTokenizesAsLlamaCpp) {
   ASSERT_EQ(chat_template->name(), "llama3");
   auto text = chat_template->Render(kChat, true);
   ASSERT_TRUE(text.ok());
-  EXPECT_EQ((*tokenizer)->Encode(*text, true, true),
-            (std::vector<int32_t>{128000, 128006, 9125,   128007, 271,    3513,   10015,  13,
-                                  128009, 128006, 882,    128007, 271,    13347,  128009, 128006,
-                                  78191,  128007, 271,    9906,   0,      128009, 128006, 882,
-                                  128007, 271,    64693,  315,    9822,   30,     128009, 128006,
-                                  78191,  128007, 271}));
+  EXPECT_EQ(
+      (*tokenizer)->Encode(*text, true, true),
+      (std::vector<int32_t>{128000, 128006, 9125,   128007, 271,    3513,   10015,  13,    128009,
+                            128006, 882,    128007, 271,    13347,  128009, 128006, 78191, 128007,
+                            271,    9906,   0,      128009, 128006, 882,    128007, 271,   64693,
+                            315,    9822,   30,     128009, 128006, 78191,  128007, 271}));
 }
 
 }  // namespace

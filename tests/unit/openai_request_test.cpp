@@ -1,11 +1,11 @@
 // openai_request_test.cpp — `hwinfer serve`'s reading of OpenAI request bodies (every field, every
 // kind of bad value named in its 400) and its text output (whole characters, stop strings cut
 // even when they span tokens, held-back text released when no stop string completes).
-#include "endpoint_client.h"
 #include "openai_request.h"
 
 #include <gtest/gtest.h>
 
+#include "endpoint_client.h"
 #include "hwinfer/gguf.h"
 #include "openai_response.h"
 #include "text_output.h"

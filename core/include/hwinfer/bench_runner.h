@@ -20,8 +20,10 @@
 #include "hwinfer/dataset.h"
 #include "hwinfer/device.h"
 #include "hwinfer/hardware_spec.h"
+#include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_model.h"
 #include "hwinfer/metrics.h"
+#include "hwinfer/scheduler.h"
 #include "hwinfer/status.h"
 
 namespace hwinfer {
@@ -94,6 +96,12 @@ DeviceInfo WithHardwareSpec(DeviceInfo info, const std::optional<HardwareSpec>& 
 StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const LlamaModel& model,
                                const std::optional<HardwareSpec>& hardware, bool probe,
                                double measured_bandwidth, double measured_flops);
+
+// What the metrics layer records of one executed step: |plan|'s tokens and preemptions, the
+// executor's last step's bytes and FLOPs and its KV use after it. (The bench and the serving
+// engine record steps alike.)
+StepRecord StepRecordOf(const StepPlan& plan, const LlamaExecutor& executor, double start_s,
+                        double end_s);
 
 // The workload section of the result JSON.
 nlohmann::json WorkloadJson(const WorkloadSpec& workload);

@@ -40,7 +40,7 @@ struct ServingMetrics {
   int64_t generation_tokens = 0;                   // tokens generated (a stop token included)
   std::map<std::string, int64_t> request_success;  // by finish reason: "stop", "length"
   int64_t requests_cancelled = 0;
-  int64_t requests_rejected = 0;  // refused at admission (queue full, too long, ...)
+  int64_t requests_rejected = 0;  // queue full, or refused by the scheduler when queued
   int64_t preemptions = 0;
   // Histograms (seconds).
   Histogram time_to_first_token{TtftBucketsSeconds()};

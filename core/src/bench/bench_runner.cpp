@@ -198,6 +198,22 @@ nlohmann::json DatasetStatsJson(const DatasetStats& stats) {
 
 }  // namespace
 
+StepRecord StepRecordOf(const StepPlan& plan, const LlamaExecutor& executor, double start_s,
+                        double end_s) {
+  StepRecord step;
+  step.start_s = start_s;
+  step.end_s = end_s;
+  step.prefill_tokens = plan.prefill_tokens;
+  step.decode_tokens = plan.decode_tokens;
+  step.sequences = static_cast<int64_t>(plan.chunks.size());
+  step.bytes = executor.last_step().cost.bytes;
+  step.flops = executor.last_step().cost.flops;
+  step.kv_used_blocks = executor.kv().num_used_blocks();
+  step.kv_used_tokens = executor.kv().TotalTokens();
+  step.preemptions = static_cast<int64_t>(plan.preempted.size());
+  return step;
+}
+
 DeviceInfo WithHardwareSpec(DeviceInfo info, const std::optional<HardwareSpec>& hardware) {
   if (hardware) {
     info.spec_peak_bandwidth_bytes_per_s = hardware->peak_bandwidth_bytes_per_s;
@@ -455,18 +471,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
         --in_flight;
       }
     }
-    StepRecord step;
-    step.start_s = step_start;
-    step.end_s = step_end;
-    step.prefill_tokens = plan.prefill_tokens;
-    step.decode_tokens = plan.decode_tokens;
-    step.sequences = static_cast<int64_t>(plan.chunks.size());
-    step.bytes = stats.cost.bytes;
-    step.flops = stats.cost.flops;
-    step.kv_used_blocks = executor->kv().num_used_blocks();
-    step.kv_used_tokens = executor->kv().TotalTokens();
-    step.preemptions = static_cast<int64_t>(plan.preempted.size());
-    result.steps.push_back(step);
+    result.steps.push_back(StepRecordOf(plan, *executor, step_start, step_end));
     result.step_time_s += step_end - step_start;
     overhead += SecondsSince(record_start);
     if (options.on_progress) {

@@ -96,7 +96,7 @@ std::string PrometheusText(const ServingMetrics& m, const std::string& model_nam
            "Requests ended before their end (client disconnected or shutdown).");
   w.Sample("hwinfer:requests_cancelled_total", static_cast<double>(m.requests_cancelled));
   w.Family("hwinfer:requests_rejected_total", "counter",
-           "Requests refused at admission (queue full, shutting down, cannot fit).");
+           "Requests refused because the queue was full, or by the scheduler when queued.");
   w.Sample("hwinfer:requests_rejected_total", static_cast<double>(m.requests_rejected));
   w.Family("hwinfer:metrics_window_seconds", "gauge",
            "The window of recent steps the hwinfer: utilisation gauges cover.");

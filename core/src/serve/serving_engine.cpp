@@ -7,6 +7,8 @@
 #include <cmath>
 #include <set>
 
+#include "hwinfer/bench_runner.h"
+
 namespace hwinfer {
 
 // A submitted request the engine has not finished yet.
@@ -17,7 +19,6 @@ struct ServingEngine::Live {
   double arrival_s = 0;
   double last_token_s = 0;
   int64_t tokens = 0;
-  bool admitted = false;  // handed to the scheduler (else still in the inbox)
 };
 
 const char* FinishReasonName(FinishReason reason) {
@@ -141,8 +142,7 @@ StatusOr<std::shared_ptr<RequestStream>> ServingEngine::Submit(ServeRequest requ
                                           {request.stop_tokens.begin(), request.stop_tokens.end()},
                                           Now(),
                                           0,
-                                          0,
-                                          false});
+                                          0});
   inbox_.emplace_back(
       Request{id, std::move(request.prompt), request.max_tokens, request.priority, live->arrival_s},
       live);
@@ -192,15 +192,13 @@ void ServingEngine::FinishRequest(RequestId id, FinishReason reason, const std::
   if (found == live_.end()) return;
   const std::shared_ptr<Live> live = found->second;
   live_.erase(found);
-  if (live->admitted) {
-    const RequestState state = scheduler_->State(id);
-    if (state == RequestState::kWaiting || state == RequestState::kRunning) {
-      (void)scheduler_->Cancel(id);
-    }
-    (void)scheduler_->Forget(id);
-  } else {
-    std::erase_if(inbox_, [id](const auto& queued) { return queued.first.id == id; });
+  // Only the worker ends requests, and only after AdmitAndCancel handed the inbox to the
+  // scheduler: a live request is always the scheduler's.
+  const RequestState state = scheduler_->State(id);
+  if (state == RequestState::kWaiting || state == RequestState::kRunning) {
+    (void)scheduler_->Cancel(id);
   }
+  (void)scheduler_->Forget(id);
   if (reason == FinishReason::kStop || reason == FinishReason::kLength) {
     ++metrics_.request_success[FinishReasonName(reason)];
     metrics_.e2e_request_latency.Observe(live->last_token_s - live->arrival_s);
@@ -214,7 +212,6 @@ void ServingEngine::AdmitAndCancel() {
   for (auto& [request, live] : inbox_) {
     const RequestId id = request.id;
     Status added = scheduler_->Add(std::move(request));
-    live->admitted = added.ok();
     if (!added.ok()) {
       ++metrics_.requests_rejected;
       live_.erase(id);
@@ -309,17 +306,7 @@ void ServingEngine::RunStep(const StepPlan& plan) {
 }
 
 void ServingEngine::RecordStep(const StepPlan& plan, double start_s, double end_s) {
-  StepRecord step;
-  step.start_s = start_s;
-  step.end_s = end_s;
-  step.prefill_tokens = plan.prefill_tokens;
-  step.decode_tokens = plan.decode_tokens;
-  step.sequences = static_cast<int64_t>(plan.chunks.size());
-  step.bytes = executor_->last_step().cost.bytes;
-  step.flops = executor_->last_step().cost.flops;
-  step.kv_used_blocks = executor_->kv().num_used_blocks();
-  step.kv_used_tokens = executor_->kv().TotalTokens();
-  window_.push_back(step);
+  window_.push_back(StepRecordOf(plan, *executor_, start_s, end_s));
   while (!window_.empty() && window_.front().end_s < end_s - options_.metrics_window_s) {
     window_.pop_front();
   }
