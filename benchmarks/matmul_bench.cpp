@@ -4,6 +4,7 @@
 //   BM_Gemv     m = 1 (decode), 8 launches per timed iteration: "weight_bytes/s" (the weight
 //               matrix bytes per second; the reported time is per 8 GEMVs); TinyLlama shapes
 //   BM_GemvLlama2_7b  the same at the llama2-7b shapes (F16, Q8_0, Q4_0), for the GPU targets
+//   BM_DecodeBatch  m = 1..64 (batched decode) at the ffn_up shape, weights from DRAM: "rows/s"
 //   BM_Matmul   m = 128 (a prefill chunk):  counter "FLOP/s" (2 m n k per launch)
 //   BM_PrefillTinyLlama  the 7 matmuls of one TinyLlama-1.1B layer at m = 128, launched back to
 //                        back: "FLOP/s", "layers_tok/s" (128 tokens / 22 layer times) and
@@ -158,28 +159,26 @@ void TimeGroups(benchmark::State& state, Device& device, Stream& stream,
   }
 }
 
-// Arguments: w dtype (HWINFER_DTYPE_*), n, k.  m = 1. Each timed iteration launches
-// kGemvsPerIteration GEMVs back to back (different weight copies), as a decode step queues its
+// y[m, n] = x[m, k] w^T with w streamed from DRAM: each timed iteration launches
+// kGemvsPerIteration matmuls back to back (different weight copies), as a decode step queues its
 // matmuls, so host round trips between iterations do not count against the kernel.
-void BM_Gemv(benchmark::State& state) {
+void TimeStreamedWeights(benchmark::State& state, uint32_t dtype, int64_t m, int64_t n, int64_t k) {
   auto device = BenchDevice(state);
   if (!device) return;
-  const auto dtype = static_cast<uint32_t>(state.range(0));
-  const int64_t n = state.range(1), k = state.range(2);
   state.SetLabel(DtypeName(dtype));
   Stream stream = std::move(device->CreateStream()).value();
   std::mt19937 rng(1);
   const uint64_t w_bytes = static_cast<uint64_t>(n) * RowBytes(dtype, k);
   const auto copies =
       std::max<size_t>(kGemvsPerIteration, static_cast<size_t>(kRotationBytes / w_bytes + 1));
-  Buffer x = RandomActivations(state, *device, stream, 1, k, rng);
-  Buffer y = Allocate(state, *device, static_cast<uint64_t>(n) * sizeof(float));
+  Buffer x = RandomActivations(state, *device, stream, m, k, rng);
+  Buffer y = Allocate(state, *device, static_cast<uint64_t>(m * n) * sizeof(float));
   const std::vector<uint8_t> host = RandomWeights(dtype, n, k, rng);
   std::vector<Buffer> weights;
   std::vector<MatmulLaunch> launches;
   for (size_t c = 0; c < copies; ++c) {
     weights.push_back(Upload(state, *device, stream, host.data(), host.size()));
-    launches.push_back(MakeLaunch(dtype, 1, n, k, x, weights.back(), y));
+    launches.push_back(MakeLaunch(dtype, m, n, k, x, weights.back(), y));
   }
   std::vector<std::vector<MatmulLaunch>> groups;  // consecutive copies, kGemvsPerIteration each
   for (size_t c = 0; c + kGemvsPerIteration <= copies; c += kGemvsPerIteration) {
@@ -190,6 +189,14 @@ void BM_Gemv(benchmark::State& state) {
   state.counters["weight_bytes/s"] =
       benchmark::Counter(static_cast<double>(w_bytes * kGemvsPerIteration),
                          benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["rows/s"] = benchmark::Counter(static_cast<double>(m * kGemvsPerIteration),
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// Arguments: w dtype (HWINFER_DTYPE_*), n, k.  m = 1.
+void BM_Gemv(benchmark::State& state) {
+  TimeStreamedWeights(state, static_cast<uint32_t>(state.range(0)), 1, state.range(1),
+                      state.range(2));
 }
 
 constexpr int64_t kF32 = HWINFER_DTYPE_F32, kF16 = HWINFER_DTYPE_F16, kBf16 = HWINFER_DTYPE_BF16,
@@ -227,6 +234,20 @@ BENCHMARK(BM_GemvLlama2_7b)
     ->Apply(GemvLlama2_7bArgs)
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
+
+// Batched decode: m sequences' tokens against weights streamed from DRAM, the TinyLlama ffn_up
+// shape. "rows/s" (tokens through this matmul per second) must not fall as m grows: a path switch
+// that re-reads or re-packs the weights per step shows as a cliff. Arguments: w dtype, m.
+void BM_DecodeBatch(benchmark::State& state) {
+  TimeStreamedWeights(state, static_cast<uint32_t>(state.range(0)), state.range(1), 5632, 2048);
+}
+void DecodeBatchArgs(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"dtype", "m"});
+  for (int64_t dtype : {kF16, kBf16, kQ8, kQ4, int64_t{HWINFER_DTYPE_Q4_K}}) {
+    for (int64_t m : {1, 4, 8, 9, 16, 32, 64}) b->Args({dtype, m});
+  }
+}
+BENCHMARK(BM_DecodeBatch)->Apply(DecodeBatchArgs)->UseManualTime()->Unit(benchmark::kMillisecond);
 
 // Arguments: w dtype, m, n, k.
 void BM_Matmul(benchmark::State& state) {

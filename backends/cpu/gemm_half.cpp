@@ -14,9 +14,15 @@ namespace hwinfer::cpu {
 
 namespace {
 
-constexpr int64_t kGemvMaxM = 8;                 // m <= this streams B row by row (decode)
+// m <= this streams B once from memory (decode, batched decode): through register tiles where
+// the ISA has them, else row by row; larger m (prefill) packs B for the f32 GEMM micro-kernel.
+constexpr int64_t kTilesMaxM = 64;
+constexpr int64_t kRowsMaxM = 8;
+constexpr int64_t kChunkMaxRows = 64;            // rows of a per dot_tiles pass, at most
 constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
 constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
+constexpr int64_t kTileCols = 16;                // weight rows per dot_tiles call
+constexpr int64_t kTileABytes = 256 << 10;       // rows of a per pass: about 256 KiB (L2)
 
 int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
 
@@ -85,7 +91,8 @@ inline void store_c(const GemmF32Problem& p, int64_t i, int64_t j, float sum) {
 }
 
 // Decode: B[l, j] contiguous along l (weights [n, k]); a contiguous along k. Each item takes a
-// range of weight rows and reads each once.
+// range of weight rows and reads each once from memory: one row of a through dot_rows, more in
+// register tiles (dot_tiles), rows of a in chunks that stay in L2.
 void gemv_half(const GemmF32Problem& p, const uint16_t* b, int64_t b_col_stride, bool bf16,
                ThreadPool& pool, const GemmHalfKernels& kernels) {
   // About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
@@ -93,12 +100,29 @@ void gemv_half(const GemmF32Problem& p, const uint16_t* b, int64_t b_col_stride,
   const int64_t row_bytes = std::max<int64_t>(1, p.k * 2);
   const int64_t per_item = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
                                     ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
+  const bool tiled = p.m > 1 && kernels.dot_tiles != nullptr;
+  const int64_t chunk = std::clamp<int64_t>(kTileABytes / (p.k * 4), 4, kChunkMaxRows);
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
-    float sums[kGemvMaxM];
-    for (int64_t j = item * per_item; j < j_end; ++j) {
-      kernels.dot_rows(p.a, p.a_row_stride, p.m, b + j * b_col_stride, p.k, bf16, sums);
-      for (int64_t i = 0; i < p.m; ++i) store_c(p, i, j, sums[i]);
+    if (!tiled) {
+      float sums[kRowsMaxM];
+      for (int64_t j = item * per_item; j < j_end; ++j) {
+        kernels.dot_rows(p.a, p.a_row_stride, p.m, b + j * b_col_stride, p.k, bf16, sums);
+        for (int64_t i = 0; i < p.m; ++i) store_c(p, i, j, sums[i]);
+      }
+      return;
+    }
+    float out[kChunkMaxRows * kTileCols];  // [rows of a in the chunk][weight rows]
+    for (int64_t i0 = 0; i0 < p.m; i0 += chunk) {
+      const int64_t rows = std::min(chunk, p.m - i0);
+      for (int64_t j0 = item * per_item; j0 < j_end; j0 += kTileCols) {
+        const int64_t cols = std::min(kTileCols, j_end - j0);
+        kernels.dot_tiles(p.a + i0 * p.a_row_stride, p.a_row_stride, rows, b + j0 * b_col_stride,
+                          b_col_stride, cols, p.k, bf16, out);
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < cols; ++j) store_c(p, i0 + i, j0 + j, out[i * cols + j]);
+        }
+      }
     }
   });
 }
@@ -208,7 +232,9 @@ void gemm_half(const GemmHalfProblem& p, ThreadPool& pool, GemmIsa isa, ScratchB
   } else {
     const auto* b = static_cast<const uint16_t*>(p.b);
     const bool bf16 = p.b_dtype == HWINFER_DTYPE_BF16;
-    if (p.m <= kGemvMaxM && p.b_row_stride == 1 && f.a_col_stride == 1) {
+    const bool rows_of_b = p.b_row_stride == 1 && f.a_col_stride == 1;  // weights [n, k]
+    const int64_t max_m = kernels.dot_tiles != nullptr ? kTilesMaxM : kRowsMaxM;
+    if (rows_of_b && p.m <= max_m) {
       gemv_half(f, b, p.b_col_stride, bf16, pool, kernels);
     } else {
       const HalfPackContext context{b, bf16, p.b_row_stride, p.b_col_stride, &kernels};

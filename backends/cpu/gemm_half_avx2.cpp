@@ -104,6 +104,75 @@ void dot_rows(const float* a, int64_t lda, int64_t m, const uint16_t* b_row, int
   }
 }
 
+// out[r * RN + j] = a[r] . b_row j for an RM x RN tile: 8 values of k per step, each converted
+// weight vector used RM times and each x vector RN times, one accumulator per output.
+template <int RM, int RN, bool kBf16>
+void tile_rm_rn(const float* a, int64_t lda, const uint16_t* b, int64_t ldb, int64_t k,
+                float* out) {
+  __m256 acc[RM][RN];
+  for (int r = 0; r < RM; ++r) {
+    for (int j = 0; j < RN; ++j) acc[r][j] = _mm256_setzero_ps();
+  }
+  int64_t l = 0;
+  for (; l + 8 <= k; l += 8) {
+    __m256 w[RN];
+    for (int j = 0; j < RN; ++j) w[j] = load8<kBf16>(b + j * ldb + l);
+    for (int r = 0; r < RM; ++r) {
+      const __m256 x = _mm256_loadu_ps(a + r * lda + l);
+      for (int j = 0; j < RN; ++j) acc[r][j] = _mm256_fmadd_ps(x, w[j], acc[r][j]);
+    }
+  }
+  for (int r = 0; r < RM; ++r) {
+    for (int j = 0; j < RN; ++j) {
+      float sum = horizontal_sum(acc[r][j]);
+      for (int64_t t = l; t < k; ++t) sum += a[r * lda + t] * load1<kBf16>(b + j * ldb + t);
+      out[r * RN + j] = sum;
+    }
+  }
+}
+
+// out[i * rows + j] = a[i] . b_row j for i < m, j < rows: 4 x 2 register tiles, smaller at the
+// edges.
+template <bool kBf16>
+void dot_tiles(const float* a, int64_t lda, int64_t m, const uint16_t* b, int64_t ldb, int64_t rows,
+               int64_t k, float* out) {
+  constexpr int RM = 4, RN = 2;
+  for (int64_t j = 0; j < rows; j += RN) {
+    const uint16_t* b_j = b + j * ldb;
+    for (int64_t i = 0; i < m; i += RM) {
+      const float* a_i = a + i * lda;
+      float tile[RM * RN];
+      const bool full_n = j + RN <= rows;
+      const int64_t rows_m = m - i < RM ? m - i : RM;
+      if (rows_m == RM && full_n) {
+        tile_rm_rn<RM, RN, kBf16>(a_i, lda, b_j, ldb, k, tile);
+        for (int r = 0; r < RM; ++r) {
+          for (int c = 0; c < RN; ++c) out[(i + r) * rows + j + c] = tile[r * RN + c];
+        }
+        continue;
+      }
+      for (int64_t r = 0; r < rows_m; ++r) {  // edges: one row of a at a time
+        if (full_n) {
+          tile_rm_rn<1, RN, kBf16>(a_i + r * lda, lda, b_j, ldb, k, tile);
+          for (int c = 0; c < RN; ++c) out[(i + r) * rows + j + c] = tile[c];
+        } else {
+          tile_rm_rn<1, 1, kBf16>(a_i + r * lda, lda, b_j, ldb, k, tile);
+          out[(i + r) * rows + j] = tile[0];
+        }
+      }
+    }
+  }
+}
+
+void dot_tiles_avx2(const float* a, int64_t lda, int64_t m, const uint16_t* b, int64_t ldb,
+                    int64_t rows, int64_t k, bool bf16, float* out) {
+  if (bf16) {
+    dot_tiles<true>(a, lda, m, b, ldb, rows, k, out);
+  } else {
+    dot_tiles<false>(a, lda, m, b, ldb, rows, k, out);
+  }
+}
+
 void to_f32_avx2(const uint16_t* src, int64_t n, bool bf16, float* out) {
   if (bf16) {
     to_f32<true>(src, n, out);
@@ -123,6 +192,6 @@ void dot_rows_avx2(const float* a, int64_t lda, int64_t m, const uint16_t* b_row
 
 }  // namespace
 
-GemmHalfKernels gemm_half_kernels_avx2() { return {&to_f32_avx2, &dot_rows_avx2}; }
+GemmHalfKernels gemm_half_kernels_avx2() { return {&to_f32_avx2, &dot_rows_avx2, &dot_tiles_avx2}; }
 
 }  // namespace hwinfer::cpu

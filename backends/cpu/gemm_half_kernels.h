@@ -17,6 +17,10 @@ struct GemmHalfKernels {
   // sums[i] = sum_l a[i * lda + l] * f32(b_row[l]) for i < m (any m >= 1), l < k; contiguous rows.
   void (*dot_rows)(const float* a, int64_t lda, int64_t m, const uint16_t* b_row, int64_t k,
                    bool bf16, float* sums) = nullptr;
+  // out[i * rows + j] = sum_l a[i * lda + l] * f32(b[j * ldb + l]) for i < m, j < rows, l < k:
+  // register tiles of rows of a by weight rows (batched decode, prefill). nullptr: use dot_rows.
+  void (*dot_tiles)(const float* a, int64_t lda, int64_t m, const uint16_t* b, int64_t ldb,
+                    int64_t rows, int64_t k, bool bf16, float* out) = nullptr;
 };
 
 GemmHalfKernels gemm_half_kernels_portable();

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "hwinfer/plugin.h"
 #include "matmul_quantized_kernels.h"
@@ -18,8 +19,11 @@ namespace hwinfer::cpu {
 namespace {
 
 constexpr int64_t kBlockValues = 32;
-constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
-constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
+constexpr int64_t kGemvMinItemBytes = 64 << 10;   // weight bytes per work item, at least
+constexpr int64_t kPackMaxK = 256;                // gemm_f32_packed_b's largest kc
+constexpr int64_t kDotMaxRows = 64;               // x rows per call of a row kernel (dot_*)
+constexpr int64_t kTileMinRows = 2;               // from this m, Q8_0 / Q4_0 run in tiles
+constexpr int64_t kParallelQuantizeMinRows = 16;  // from this m, x rows are quantized in parallel
 static_assert(HWINFER_QK8_0 == kBlockValues && HWINFER_QK4_0 == kBlockValues, "32-value blocks");
 static_assert(kPackMaxK % kBlockValues == 0, "panels hold whole 32-value blocks");
 
@@ -111,6 +115,10 @@ void dequantize_portable(const uint8_t* w_row, int64_t blocks, float* out) {
 const MatmulQuantizedKernels& kernels_for(GemmIsa isa) {
   static const MatmulQuantizedKernels portable = matmul_quantized_kernels_portable();
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+  static const MatmulQuantizedKernels vnni = matmul_quantized_kernels_vnni();
+  if (isa == GemmIsa::kAvx2Fma && use_avx512_vnni()) return vnni;
+#endif
   static const MatmulQuantizedKernels avx2 = matmul_quantized_kernels_avx2();
   if (isa == GemmIsa::kAvx2Fma) return avx2;
 #else
@@ -143,27 +151,60 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
   auto* x_pairs = reinterpret_cast<XPairQ4*>(base);
   auto* xq = reinterpret_cast<XBlockQ8*>(base + pairs_bytes);
   auto* x_row = reinterpret_cast<float*>(base + pairs_bytes + xq_bytes);
-  for (int64_t i = 0; i < p.m; ++i) {
+  auto quantize_row = [&](int64_t i, float* row_copy) {
     const float* x_i = p.x + i * p.x_row_stride;
     if (p.x_col_stride != 1) {
-      for (int64_t l = 0; l < p.k; ++l) x_row[l] = x_i[l * p.x_col_stride];
-      x_i = x_row;
+      for (int64_t l = 0; l < p.k; ++l) row_copy[l] = x_i[l * p.x_col_stride];
+      x_i = row_copy;
     }
     kernels.quantize_x(x_i, blocks, xq + i * blocks);
     if (q4) make_x_pairs_q4(xq + i * blocks, blocks, x_pairs + i * pairs);
+  };
+  if (p.m < kParallelQuantizeMinRows) {
+    for (int64_t i = 0; i < p.m; ++i) quantize_row(i, x_row);
+  } else {  // strided x: each row copied through a buffer of its own
+    pool.parallel_for(p.m, [&](int64_t i) {
+      std::vector<float> copy(p.x_col_stride == 1 ? 0 : static_cast<size_t>(p.k));
+      quantize_row(i, copy.data());
+    });
   }
 
   const int64_t per_item = gemv_rows_per_item(p, pool);
+  auto(*tiles)(const QuantizedTileArgs&) = q4 ? kernels.tiles_q4_0 : kernels.tiles_q8_0;
+  if (p.m >= kTileMinRows && tiles != nullptr) {
+    pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
+      const int64_t j0 = item * per_item;
+      QuantizedTileArgs args;
+      args.xq = q4 ? static_cast<const void*>(x_pairs) : static_cast<const void*>(xq);
+      args.x_stride = q4 ? pairs : blocks;
+      args.m = p.m;
+      args.w = p.w + j0 * p.w_row_bytes;
+      args.w_row_bytes = p.w_row_bytes;
+      args.rows = std::min(p.n, j0 + per_item) - j0;
+      args.blocks = blocks;
+      args.y = p.y + j0 * p.y_col_stride;
+      args.y_row_stride = p.y_row_stride;
+      args.y_col_stride = p.y_col_stride;
+      tiles(args);
+    });
+    return;
+  }
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
-    float sums[kMatmulQuantizedGemvMaxM];
+    float sums[kDotMaxRows];
     for (int64_t j = item * per_item; j < j_end; ++j) {
-      if (q4) {
-        kernels.dot_q4_0(x_pairs, pairs, p.m, p.w + j * p.w_row_bytes, blocks, sums);
-      } else {
-        kernels.dot_q8_0(xq, blocks, p.m, p.w + j * p.w_row_bytes, blocks, sums);
+      for (int64_t i0 = 0; i0 < p.m; i0 += kDotMaxRows) {
+        const int64_t rows = std::min(kDotMaxRows, p.m - i0);
+        if (q4) {
+          kernels.dot_q4_0(x_pairs + i0 * pairs, pairs, rows, p.w + j * p.w_row_bytes, blocks,
+                           sums);
+        } else {
+          kernels.dot_q8_0(xq + i0 * blocks, blocks, rows, p.w + j * p.w_row_bytes, blocks, sums);
+        }
+        for (int64_t i = 0; i < rows; ++i) {
+          p.y[(i0 + i) * p.y_row_stride + j * p.y_col_stride] = sums[i];
+        }
       }
-      for (int64_t i = 0; i < p.m; ++i) p.y[i * p.y_row_stride + j * p.y_col_stride] = sums[i];
     }
   });
 }
@@ -286,21 +327,24 @@ void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out) {
 }
 
 MatmulQuantizedKernels matmul_quantized_kernels_portable() {
-  return {&quantize_x_portable, &dot_q8_0_portable, &dot_q4_0_portable,
-          &dequantize_portable<&unpack_q8_0, HWINFER_Q8_0_BLOCK_BYTES>,
-          &dequantize_portable<&unpack_q4_0, HWINFER_Q4_0_BLOCK_BYTES>};
+  MatmulQuantizedKernels kernels;
+  kernels.quantize_x = &quantize_x_portable;
+  kernels.dot_q8_0 = &dot_q8_0_portable;
+  kernels.dot_q4_0 = &dot_q4_0_portable;
+  kernels.dequantize_q8_0 = &dequantize_portable<&unpack_q8_0, HWINFER_Q8_0_BLOCK_BYTES>;
+  kernels.dequantize_q4_0 = &dequantize_portable<&unpack_q4_0, HWINFER_Q4_0_BLOCK_BYTES>;
+  return kernels;  // no tiles: every m runs the row kernels
 }
 
 void matmul_quantized(const MatmulQuantizedProblem& problem, ThreadPool& pool, GemmIsa isa,
                       ScratchBuffer& scratch) {
   if (problem.m <= 0 || problem.n <= 0 || problem.k <= 0) return;
   const MatmulQuantizedKernels& kernels = kernels_for(isa);
-  if (problem.m <= kMatmulQuantizedGemvMaxM) {
-    if (const WeightFormat* format = weight_format(problem.w_dtype)) {
-      matmul_gemv_format(problem, *format, pool, isa, kernels, scratch);
-    } else {
-      matmul_gemv(problem, pool, kernels, scratch);
-    }
+  const WeightFormat* format = weight_format(problem.w_dtype);
+  if (format == nullptr) {  // Q8_0, Q4_0: int8 dot products at every m
+    matmul_gemv(problem, pool, kernels, scratch);
+  } else if (problem.m <= kMatmulQuantizedGemvMaxM) {
+    matmul_gemv_format(problem, *format, pool, isa, kernels, scratch);
   } else {
     matmul_packed(problem, pool, isa, kernels);
   }

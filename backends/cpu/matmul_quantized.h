@@ -3,11 +3,15 @@
 //   x: [m, k] F32      w: [n, k] GGUF blocks of any type along k (k % block == 0)      y: [m, n]
 //   F32
 //
-// Small m (decode, m <= 8): x is quantized once per call to 8-bit blocks (as llama.cpp does for
-// the weight type: Q8_0, Q8_1 or Q8_K; into the stream's scratch) and every weight row is streamed
-// once through int8 dot products, the threads splitting n. Larger m (prefill): weight panels are
-// dequantized to f32 while they are packed for the f32 GEMM micro-kernel (gemm_f32_packed_b); x
-// stays exact. Must not validate ABI views (kernels.cpp does), create threads, or read y.
+// Q8_0 and Q4_0, every m: x is quantized once per call to llama.cpp's 8-bit blocks (into the
+// stream's scratch) and the weights are streamed through int8 dot products, the threads splitting
+// n: one x row through the row kernels (decode), more in register tiles of x rows by weight rows
+// (batched decode, prefill; matmul_quantized_tile_body.h), with the same sums per output either
+// way, so a sequence's logits do not depend on its batch. The other types, m <= 64 (decode,
+// batched decode): the same with the activation format llama.cpp pairs with the type (Q8_0,
+// Q8_1 or Q8_K). Larger m: their panels are dequantized to f32 while they are packed for the
+// f32 GEMM micro-kernel (gemm_f32_packed_b); x stays exact. Must not validate ABI views
+// (kernels.cpp does), create threads, or read y.
 #ifndef HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_H_
 #define HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_H_
 
@@ -30,8 +34,8 @@ struct MatmulQuantizedProblem {
   int64_t y_row_stride = 0, y_col_stride = 0;
 };
 
-// The largest m that takes the decode path (quantized x, int8 dot products).
-inline constexpr int64_t kMatmulQuantizedGemvMaxM = 8;
+// The largest m at which the types other than Q8_0 / Q4_0 take the int8 path.
+inline constexpr int64_t kMatmulQuantizedGemvMaxM = 64;
 
 // Runs the matmul on |pool|. |scratch| is the calling stream's. m, n > 0, k > 0 and k a multiple
 // of the weight type's block.

@@ -7,16 +7,20 @@
 // ones, converted to f32 and scaled by d_x * d_w with an FMA. Q4_0 takes two blocks per vector
 // and multiplies the unsigned nibbles (w + 8) directly against x laid out to match (XPairQ4),
 // removing the +8 in int32 with the per-block x sums: about 1.7x the sign-trick kernel per core.
-// Weight rows are prefetched 4 KiB ahead. Decode is one weight row at a time on purpose: reading
-// four rows per pass was faster from L2 but much slower from DRAM (the prefetchers lose track).
+// Weight rows are prefetched 4 KiB ahead. One x row (decode) is one weight row at a time on
+// purpose: reading four rows per pass was faster from L2 but much slower from DRAM (the
+// prefetchers lose track); more x rows go through the register tiles of
+// matmul_quantized_tile_body.h, which this file shares its Q4_0 pair arithmetic with.
 // Built with -mavx2 -mfma -mf16c: reach it only after detect_gemm_isa() said kAvx2Fma. Includes
-// nothing with inline functions but the intrinsics; everything but the table is local.
+// nothing with inline functions of external linkage but the intrinsics; everything but the table
+// is local.
 #include <immintrin.h>
 
 #include <cstdint>
 
 #include "avx2_sums.h"
 #include "matmul_quantized_kernels.h"
+#include "matmul_quantized_tile_body.h"
 
 namespace hwinfer::cpu {
 
@@ -148,45 +152,6 @@ void dot_r(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w_row, int64_t b
 
 // ---- Q4_0: two weight blocks per 32-byte vector against XPairQ4 -------------------------------
 
-// The nibbles of blocks A and B (B absent: zero) as unsigned bytes, and their scales per lane.
-struct Q4Pair {
-  __m256i lo, hi;  // values 0..15 of A | of B;  values 16..31 of A | of B  (w + 8, unsigned)
-  __m256 d;        // d_A x 4, d_B x 4
-};
-
-inline Q4Pair load_q4_pair(const uint8_t* block_a, const uint8_t* block_b) {
-  const __m128i qs_a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block_a + 2));
-  const __m128i qs_b = block_b != nullptr
-                           ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(block_b + 2))
-                           : _mm_setzero_si128();
-  const __m256i qs = _mm256_inserti128_si256(_mm256_castsi128_si256(qs_a), qs_b, 1);
-  const __m256i mask = _mm256_set1_epi8(0x0f);
-  uint16_t d_a, d_b = 0;
-  __builtin_memcpy(&d_a, block_a, 2);
-  if (block_b != nullptr) __builtin_memcpy(&d_b, block_b, 2);
-  const __m128 d = _mm_cvtph_ps(_mm_cvtsi32_si128(static_cast<int>(d_a | (uint32_t{d_b} << 16))));
-  Q4Pair pair;
-  pair.lo = _mm256_and_si256(qs, mask);
-  pair.hi = _mm256_and_si256(_mm256_srli_epi16(qs, 4), mask);
-  pair.d = _mm256_permutevar8x32_ps(_mm256_castps128_ps256(d),
-                                    _mm256_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1));
-  return pair;
-}
-
-// acc += d_w * d_x * (sum (w + 8) x - 8 sum x) for both blocks of the pair (lanes 0-3: A).
-inline __m256 pair_dot(const Q4Pair& w, const XPairQ4& x, __m256 acc) {
-  const __m256i x_lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.lo));
-  const __m256i x_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.hi));
-  // Each int16 is at most 2 * 15 * 127 per maddubs, so the sum of the two fits.
-  const __m256i products =
-      _mm256_add_epi16(_mm256_maddubs_epi16(w.lo, x_lo), _mm256_maddubs_epi16(w.hi, x_hi));
-  const __m256i sums =
-      _mm256_add_epi32(_mm256_madd_epi16(products, _mm256_set1_epi16(1)),
-                       _mm256_load_si256(reinterpret_cast<const __m256i*>(x.correction)));
-  const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(sums), _mm256_load_ps(x.d));
-  return _mm256_fmadd_ps(w.d, scaled, acc);
-}
-
 template <int R>
 void dot_q4_r(const XPairQ4* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
               float* sums) {
@@ -197,17 +162,19 @@ void dot_q4_r(const XPairQ4* xq, int64_t x_stride, const uint8_t* w_row, int64_t
     const uint8_t* block = w_row + b * kQ4Bytes;
     prefetch(block);
     prefetch(block + 64);
-    const Q4Pair w0 = load_q4_pair(block, block + kQ4Bytes);
-    const Q4Pair w1 = load_q4_pair(block + 2 * kQ4Bytes, block + 3 * kQ4Bytes);
+    const TileQ4Pair w0 = tile_load_q4_pair(block, true);
+    const TileQ4Pair w1 = tile_load_q4_pair(block + 2 * kQ4Bytes, true);
     for (int r = 0; r < R; ++r) {
-      acc[r][0] = pair_dot(w0, xq[r * x_stride + b / 2], acc[r][0]);
-      acc[r][1] = pair_dot(w1, xq[r * x_stride + b / 2 + 1], acc[r][1]);
+      acc[r][0] = tile_pair_dot<false>(w0, xq[r * x_stride + b / 2], acc[r][0]);
+      acc[r][1] = tile_pair_dot<false>(w1, xq[r * x_stride + b / 2 + 1], acc[r][1]);
     }
   }
   for (; b < blocks; b += 2) {
     const uint8_t* block = w_row + b * kQ4Bytes;
-    const Q4Pair w = load_q4_pair(block, b + 1 < blocks ? block + kQ4Bytes : nullptr);
-    for (int r = 0; r < R; ++r) acc[r][0] = pair_dot(w, xq[r * x_stride + b / 2], acc[r][0]);
+    const TileQ4Pair w = tile_load_q4_pair(block, b + 1 < blocks);
+    for (int r = 0; r < R; ++r) {
+      acc[r][0] = tile_pair_dot<false>(w, xq[r * x_stride + b / 2], acc[r][0]);
+    }
   }
   for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(_mm256_add_ps(acc[r][0], acc[r][1]));
 }
@@ -276,8 +243,16 @@ void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
 }  // namespace
 
 MatmulQuantizedKernels matmul_quantized_kernels_avx2() {
-  return {&quantize_x_avx2, &dot<&weights_q8_0, kQ8Bytes>, &dot_q4_0_avx2,
-          &dequantize<&weights_q8_0, kQ8Bytes>, &dequantize<&weights_q4_0, kQ4Bytes>};
+  MatmulQuantizedKernels kernels;
+  kernels.quantize_x = &quantize_x_avx2;
+  kernels.dot_q8_0 = &dot<&weights_q8_0, kQ8Bytes>;
+  kernels.dot_q4_0 = &dot_q4_0_avx2;
+  // 16 registers: 2 x 2 tiles (8 accumulators).
+  kernels.tiles_q8_0 = &tiles_q8_0<false, 2, 2>;
+  kernels.tiles_q4_0 = &tiles_q4_0<false, 2, 2>;
+  kernels.dequantize_q8_0 = &dequantize<&weights_q8_0, kQ8Bytes>;
+  kernels.dequantize_q4_0 = &dequantize<&weights_q4_0, kQ4Bytes>;
+  return kernels;
 }
 
 }  // namespace hwinfer::cpu

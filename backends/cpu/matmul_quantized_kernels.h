@@ -36,6 +36,18 @@ struct alignas(32) XPairQ4 {
 // |blocks| quantized blocks -> (blocks + 1) / 2 pairs.
 void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out);
 
+// y[i, j] = sum over the row's blocks of dot(x row i, weight row j) for i < m, j < rows: x rows of
+// XBlockQ8 (Q8_0) or XPairQ4 (Q4_0) at xq + i * x_stride (in those units); weight row j at
+// w + j * w_row_bytes with |blocks| GGUF blocks; y[i * y_row_stride + j * y_col_stride].
+struct QuantizedTileArgs {
+  const void* xq = nullptr;
+  int64_t x_stride = 0, m = 0;
+  const uint8_t* w = nullptr;
+  int64_t w_row_bytes = 0, rows = 0, blocks = 0;
+  float* y = nullptr;
+  int64_t y_row_stride = 0, y_col_stride = 0;
+};
+
 struct MatmulQuantizedKernels {
   // out[b] = x[32 b : 32 b + 32] quantized, for b < blocks; x contiguous.
   void (*quantize_x)(const float* x, int64_t blocks, XBlockQ8* out) = nullptr;
@@ -46,6 +58,10 @@ struct MatmulQuantizedKernels {
   // Q4_0 takes x as pairs (x_stride in pairs; |blocks| is still the weight row's block count).
   void (*dot_q4_0)(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                    int64_t blocks, float* sums) = nullptr;
+  // The same sums as dot_q8_0 / dot_q4_0, bit for bit, over a block of weight rows at once
+  // (register tiles of x rows by weight rows): for many rows of x.
+  void (*tiles_q8_0)(const QuantizedTileArgs& args) = nullptr;
+  void (*tiles_q4_0)(const QuantizedTileArgs& args) = nullptr;
   // out[0 : 32 * blocks] = dequant(w_row blocks), exactly.
   void (*dequantize_q8_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
   void (*dequantize_q4_0)(const uint8_t* w_row, int64_t blocks, float* out) = nullptr;
@@ -54,6 +70,11 @@ struct MatmulQuantizedKernels {
 MatmulQuantizedKernels matmul_quantized_kernels_portable();
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
 MatmulQuantizedKernels matmul_quantized_kernels_avx2();
+#endif
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+// The AVX2 set with the tiles on AVX-512 VL VNNI (matmul_quantized_vnni.cpp); only where
+// use_avx512_vnni() (weight_formats.h) said yes.
+MatmulQuantizedKernels matmul_quantized_kernels_vnni();
 #endif
 
 }  // namespace hwinfer::cpu

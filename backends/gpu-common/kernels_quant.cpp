@@ -1,6 +1,7 @@
 // kernels_quant.cpp — the matmul_quantized slot of the GPU plugins: y [m, n] F32 = x [m, k] F32 @
 // dequant(w)^T, w [n, k] GGUF blocks of every block dtype of plugin.h (rows at any byte offset and
-// stride), on the CPU backend's two paths (backends/cpu/matmul_quantized.h), chosen from m alone:
+// stride), on two paths chosen from m alone (the CPU backend, backends/cpu/matmul_quantized.h,
+// quantizes x at larger m too, as llama.cpp's CPU backend does):
 //   m <= kGemvMaxRows (8, decode): x quantized to 8-bit blocks in the stream's scratch as
 //     llama.cpp quantizes it for the type, then the GEMV (matmul_q.cu, matmul_q_dequant.cu);
 //   larger m (prefill): x exact, w dequantized into the tiles of an F32 GEMM (matmul_q_tiled).

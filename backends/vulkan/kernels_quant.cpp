@@ -1,6 +1,8 @@
 // kernels_quant.cpp — the Vulkan backend's matmul_quantized, y [m, n] F32 = x [m, k] F32 @ w^T,
 // w [n, k] GGUF blocks of any type of plugin.h (rows at any byte offset and stride), on the same
-// two paths as the CPU backend (backends/cpu/matmul_quantized.h), so both backends round alike:
+// two paths (the CPU backend, backends/cpu/matmul_quantized.h, takes the first for Q8_0 / Q4_0 at
+// every m and for the other types up to m = 64, as llama.cpp's CPU backend quantizes x; here, as
+// in llama.cpp's GPU backends, m > 8 dequantizes the weights instead):
 //   m <= kGemvMaxM (decode): x is quantized to 8-bit blocks as llama.cpp quantizes it for the
 //     weight type (Q8_0, Q8_1 or Q8_K; f32 scales):
 //     Q8_0 / Q4_0 weights: shaders/quantize_q8.comp (bit for bit the CPU backend's rule: d = amax
@@ -29,8 +31,7 @@ namespace hwinfer::vulkan {
 namespace {
 
 constexpr uint64_t kXqBlockWords = 9;  // d + 32 int8 (quantize_q8.comp)
-// The largest m that quantizes x: MAX_M of shaders/matmul_q_gemv.comp, and the CPU backend's
-// kMatmulQuantizedGemvMaxM (both backends switch paths at the same m).
+// The largest m that quantizes x: MAX_M of shaders/matmul_q_gemv.comp.
 constexpr uint64_t kGemvMaxM = 8;
 constexpr uint64_t kGemvRowsPerGroup = 8;   // SEGMENTS of shaders/matmul_q{,f}_gemv.comp
 constexpr uint64_t kCpuDeviceMinRows = 64;  // see prefers_barrier_free_rows

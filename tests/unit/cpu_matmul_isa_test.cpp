@@ -17,6 +17,7 @@
 #include "gemm_half.h"
 #include "hwinfer/plugin.h"
 #include "matmul_quantized.h"
+#include "matmul_quantized_kernels.h"
 #include "reference/half.h"
 #include "reference/quantize_blocks.h"
 #include "reference/reference_matmul.h"
@@ -75,13 +76,15 @@ TEST(CpuMatmulIsa, QuantizedBothBuildsMatchTheReferences) {
                                       w.data() + j * row_bytes);
       }
     }
-    for (int64_t m :
-         {int64_t{1}, int64_t{3}, int64_t{6}, kMatmulQuantizedGemvMaxM + 1, int64_t{20}}) {
+    const bool int8_at_every_m = dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0;
+    for (int64_t m : {int64_t{1}, int64_t{3}, int64_t{6}, int64_t{20}, kMatmulQuantizedGemvMaxM,
+                      kMatmulQuantizedGemvMaxM + 1}) {
       std::vector<float> x(static_cast<size_t>(m * k));
       for (float& v : x) v = dist(rng);
-      // The decode path quantizes x; the prefill path keeps it exact.
+      // The int8 path quantizes x (Q8_0 / Q4_0 at every m, the other types up to
+      // kMatmulQuantizedGemvMaxM); the f32 path keeps it exact.
       std::vector<float> want(static_cast<size_t>(m * n));
-      if (m <= kMatmulQuantizedGemvMaxM) {
+      if (int8_at_every_m || m <= kMatmulQuantizedGemvMaxM) {
         reference::matmul_quantized_reference_q8_x(m, n, k, x.data(), k, w.data(), dtype, row_bytes,
                                                    want.data(), n);
       } else {
@@ -109,6 +112,74 @@ TEST(CpuMatmulIsa, QuantizedBothBuildsMatchTheReferences) {
       }
     }
   }
+}
+
+// Q8_0 / Q4_0 in register tiles: every tile kernel (AVX2, AVX-512 VNNI where the CPU has it) gives
+// the row kernel's sums bit for bit, for any m (tile edges, x taken in several chunks) and any
+// number of weight rows, so a sequence's logits do not depend on the batch it decodes in.
+TEST(CpuMatmulIsa, QuantizedTilesGiveTheRowKernelsSumsExactly) {
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  if (detect_gemm_isa() != GemmIsa::kAvx2Fma) GTEST_SKIP() << "no AVX2/FMA/F16C on this CPU";
+  std::mt19937 rng(14);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<std::pair<const char*, MatmulQuantizedKernels>> sets = {
+      {"avx2", matmul_quantized_kernels_avx2()}};
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+  if (use_avx512_vnni()) sets.emplace_back("avx512-vnni", matmul_quantized_kernels_vnni());
+#endif
+  const MatmulQuantizedKernels rows = matmul_quantized_kernels_avx2();
+  // blocks 9 and 11: Q4_0's lone last block and its tail pairs; 2000 blocks: x in chunks.
+  for (int64_t blocks : {int64_t{9}, int64_t{11}, int64_t{2000}}) {
+    const int64_t k = 32 * blocks, pairs = (blocks + 1) / 2;
+    const int64_t m = blocks == 2000 ? 9 : 7, n = 5;
+    std::vector<float> x(static_cast<size_t>(m * k));
+    for (float& v : x) v = dist(rng);
+    std::vector<XBlockQ8> xq(static_cast<size_t>(m * blocks));
+    std::vector<XPairQ4> x_pairs(static_cast<size_t>(m * pairs));
+    for (int64_t i = 0; i < m; ++i) {
+      rows.quantize_x(x.data() + i * k, blocks, xq.data() + i * blocks);
+      make_x_pairs_q4(xq.data() + i * blocks, blocks, x_pairs.data() + i * pairs);
+    }
+    for (uint32_t dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
+      const bool q4 = dtype == HWINFER_DTYPE_Q4_0;
+      const int64_t row_bytes = blocks * hwinfer_dtype_block_bytes(dtype);
+      std::vector<uint8_t> w(static_cast<size_t>(n * row_bytes));
+      reference::fill_random_blocks(dtype, n * blocks, rng(), w.data());
+      std::vector<float> want(static_cast<size_t>(m * n));
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < m; ++i) {  // one row of x at a time, as decode at batch 1
+          const uint8_t* w_row = w.data() + j * row_bytes;
+          if (q4) {
+            rows.dot_q4_0(x_pairs.data() + i * pairs, pairs, 1, w_row, blocks, &want[i * n + j]);
+          } else {
+            rows.dot_q8_0(xq.data() + i * blocks, blocks, 1, w_row, blocks, &want[i * n + j]);
+          }
+        }
+      }
+      for (const auto& [name, kernels] : sets) {
+        std::vector<float> y(static_cast<size_t>(m * n), -1.0f);
+        QuantizedTileArgs args;
+        args.xq = q4 ? static_cast<const void*>(x_pairs.data()) : xq.data();
+        args.x_stride = q4 ? pairs : blocks;
+        args.m = m;
+        args.w = w.data();
+        args.w_row_bytes = row_bytes;
+        args.rows = n;
+        args.blocks = blocks;
+        args.y = y.data();
+        args.y_row_stride = n;
+        args.y_col_stride = 1;
+        (q4 ? kernels.tiles_q4_0 : kernels.tiles_q8_0)(args);
+        for (size_t e = 0; e < y.size(); ++e) {
+          ASSERT_EQ(y[e], want[e])
+              << name << " dtype " << dtype << " blocks " << blocks << " output " << e;
+        }
+      }
+    }
+  }
+#else
+  GTEST_SKIP() << "built without the AVX2 kernels";
+#endif
 }
 
 // The prefill path's dequantizers: every ISA gives the portable kernel's floats exactly (each value
@@ -190,7 +261,7 @@ TEST(CpuMatmulIsa, HalfGemmBothBuildsMatchTheReference) {
       v = b_dtype == HWINFER_DTYPE_F16 ? reference::f32_to_f16(dist(rng))
                                        : reference::f32_to_bf16(dist(rng));
     }
-    for (int64_t m : {int64_t{1}, int64_t{5}, int64_t{20}}) {
+    for (int64_t m : {int64_t{1}, int64_t{5}, int64_t{20}, int64_t{70}}) {
       for (bool transposed : {true, false}) {
         std::vector<float> a(static_cast<size_t>(m * k));
         for (float& v : a) v = dist(rng);
