@@ -26,7 +26,10 @@ echo "== build and test (build/) =="
 # every default one (they cannot run here; compiling is the check): CUDA for sm_90 (the H200),
 # HIP for gfx90a (64-wide wavefronts) and gfx1030 (32-wide). A third of hipcc's time and two
 # thirds of nvcc's.
+# Tests and benchmarks on explicitly: the quick start (README command 1) configures the same
+# build folder without them.
 "$repo/tools/setup.sh" "$repo/build" -DHWINFER_WARNINGS_AS_ERRORS=ON \
+  -DHWINFER_BUILD_TESTS=ON -DHWINFER_BUILD_BENCHMARKS=ON \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
   -DCMAKE_CUDA_ARCHITECTURES=90-real -DHWINFER_HIP_ARCHITECTURES="gfx90a;gfx1030"
 run_ctest "$repo/build"
@@ -37,6 +40,6 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 # Not built again here: the CUDA and HIP plugins (their kernel source runs under the sanitizers in
 # the GPU emulator plugin, built here too), the benchmarks, and the fuzz target (sanitized itself).
 "$repo/tools/setup.sh" "$repo/build-asan" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g1 -O1" -DCMAKE_C_FLAGS_DEBUG="-g1 -O1" \
-  -DHWINFER_SANITIZE=address,undefined -DHWINFER_WARNINGS_AS_ERRORS=ON \
+  -DHWINFER_SANITIZE=address,undefined -DHWINFER_WARNINGS_AS_ERRORS=ON -DHWINFER_BUILD_TESTS=ON \
   -DHWINFER_BUILD_BENCHMARKS=OFF -DHWINFER_WITH_CUDA=OFF -DHWINFER_WITH_HIP=OFF
 run_ctest "$repo/build-asan"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tools/setup.sh [BUILD_DIR] [extra cmake args...] — installs the Debian packages hwinfer needs
-# (only those missing), then configures and builds into BUILD_DIR (default: build).
+# (only those missing), then configures and builds into BUILD_DIR (default: build); with
+# HWINFER_SETUP_TARGETS set, only those targets.
 # Used by tools/quickstart.sh and tools/run-tests.sh; safe to run again (incremental).
 set -euo pipefail
 
@@ -47,4 +48,11 @@ if command -v ccache >/dev/null; then
              -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
 cmake -S "$repo" -B "$build_dir" -G Ninja "${launchers[@]}" "$@"
-cmake --build "$build_dir" -j "$jobs"
+# HWINFER_SETUP_TARGETS (space-separated): build only those targets (the quick start's CLI and
+# CPU plugin); unset: everything the configuration enables.
+targets=()
+if [ -n "${HWINFER_SETUP_TARGETS:-}" ]; then
+  read -r -a names <<<"$HWINFER_SETUP_TARGETS"
+  targets=(--target "${names[@]}")
+fi
+cmake --build "$build_dir" -j "$jobs" "${targets[@]}"
