@@ -52,55 +52,77 @@ inline float tile_scale(const uint8_t* block) {
 
 // ---- Q8_0 ----------------------------------------------------------------------------------
 
-// out[r][j] = sum_b d_w d_x dot(x row r block b, weight row j block b).
+// Software prefetch distance along each weight row (as the row kernels: 4 KiB ahead).
+constexpr int64_t kTilePrefetchBytes = 4096;
+
+inline void tile_prefetch(const uint8_t* p) {
+  _mm_prefetch(reinterpret_cast<const char*>(p) + kTilePrefetchBytes, _MM_HINT_T0);
+}
+
+// acc[r][j] += d_w d_x dot(x row r block b, weight row j block b).
 // AVX2: maddubs wants its unsigned operand first, so the weights' signs move onto x (|w| times
 // sign(x, w)). VNNI: x + 128 (unsigned) against w as it is, the int32 sums starting from
 // -128 sum(w) (one vpdpbusd per weight block, shared by the RM rows): the same integers, two
 // instructions fewer per block pair. The scale d_w d_x is the same single product either way.
 template <bool kVnni, int RM, int RN>
+__attribute__((always_inline)) inline void q8_0_step(const XBlockQ8* xq, int64_t x_stride,
+                                                     const uint8_t* w, int64_t w_row_bytes,
+                                                     int64_t b, __m256 (&acc)[RM][RN]) {
+  const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));
+  __m256i w_signed[RN], w_other[RN];  // w_other: |w| (AVX2), -128 sum(w) per lane (VNNI)
+  __m256 d_w[RN];
+  for (int j = 0; j < RN; ++j) {
+    const uint8_t* block = w + j * w_row_bytes + b * kTileQ8Bytes;
+    w_signed[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
+    if constexpr (kVnni) {
+      w_other[j] = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                    _mm256_dpbusd_epi32(_mm256_setzero_si256(), bias, w_signed[j]));
+    } else {
+      w_other[j] = _mm256_sign_epi8(w_signed[j], w_signed[j]);
+    }
+    d_w[j] = _mm256_set1_ps(tile_scale(block));
+  }
+  for (int r = 0; r < RM; ++r) {
+    const XBlockQ8& x_block = xq[r * x_stride + b];
+    const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x_block.q));
+    const __m256 d_x = _mm256_broadcast_ss(&x_block.d);
+    const __m256i x_unsigned = kVnni ? _mm256_xor_si256(x, bias) : x;
+    for (int j = 0; j < RN; ++j) {
+      __m256i sums;
+      if constexpr (kVnni) {
+        sums = _mm256_dpbusd_epi32(w_other[j], x_unsigned, w_signed[j]);
+      } else {
+        sums =
+            dot_u8s8<false>(_mm256_setzero_si256(), w_other[j], _mm256_sign_epi8(x, w_signed[j]));
+      }
+      acc[r][j] = _mm256_fmadd_ps(_mm256_mul_ps(d_w[j], d_x), _mm256_cvtepi32_ps(sums), acc[r][j]);
+    }
+  }
+}
+
+// out[r][j] = sum_b d_w d_x dot(x row r block b, weight row j block b): even blocks into acc0,
+// odd into acc1 (both held in registers: the unrolled pair of steps names them).
+template <bool kVnni, int RM, int RN>
 void tile_q8_0_block(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
                      int64_t blocks, float out[RM][RN]) {
-  __m256 acc[RM][RN][2];
+  __m256 acc0[RM][RN], acc1[RM][RN];
   for (int r = 0; r < RM; ++r) {
-    for (int j = 0; j < RN; ++j) acc[r][j][0] = acc[r][j][1] = _mm256_setzero_ps();
+    for (int j = 0; j < RN; ++j) acc0[r][j] = acc1[r][j] = _mm256_setzero_ps();
   }
-  const __m256i bias = _mm256_set1_epi8(static_cast<char>(0x80));
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int parity = static_cast<int>(b & 1);
-    __m256i w_signed[RN], w_other[RN];  // w_other: |w| (AVX2), -128 sum(w) per lane (VNNI)
-    __m256 d_w[RN];
+  int64_t b = 0;
+  for (; b + 2 <= blocks; b += 2) {
     for (int j = 0; j < RN; ++j) {
       const uint8_t* block = w + j * w_row_bytes + b * kTileQ8Bytes;
-      w_signed[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 2));
-      if constexpr (kVnni) {
-        w_other[j] = _mm256_sub_epi32(
-            _mm256_setzero_si256(), _mm256_dpbusd_epi32(_mm256_setzero_si256(), bias, w_signed[j]));
-      } else {
-        w_other[j] = _mm256_sign_epi8(w_signed[j], w_signed[j]);
-      }
-      d_w[j] = _mm256_set1_ps(tile_scale(block));
+      tile_prefetch(block);
+      tile_prefetch(block + 64);
     }
-    for (int r = 0; r < RM; ++r) {
-      const XBlockQ8& x_block = xq[r * x_stride + b];
-      const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x_block.q));
-      const __m256 d_x = _mm256_broadcast_ss(&x_block.d);
-      const __m256i x_unsigned = kVnni ? _mm256_xor_si256(x, bias) : x;
-      for (int j = 0; j < RN; ++j) {
-        __m256i sums;
-        if constexpr (kVnni) {
-          sums = _mm256_dpbusd_epi32(w_other[j], x_unsigned, w_signed[j]);
-        } else {
-          sums =
-              dot_u8s8<false>(_mm256_setzero_si256(), w_other[j], _mm256_sign_epi8(x, w_signed[j]));
-        }
-        acc[r][j][parity] = _mm256_fmadd_ps(_mm256_mul_ps(d_w[j], d_x), _mm256_cvtepi32_ps(sums),
-                                            acc[r][j][parity]);
-      }
-    }
+    q8_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b, acc0);
+    q8_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b + 1, acc1);
   }
+  if (b < blocks) q8_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b, acc0);
   for (int r = 0; r < RM; ++r) {
     for (int j = 0; j < RN; ++j) {
-      out[r][j] = horizontal_sum(_mm256_add_ps(acc[r][j][0], acc[r][j][1]));
+      out[r][j] = horizontal_sum(_mm256_add_ps(acc0[r][j], acc1[r][j]));
     }
   }
 }
@@ -149,31 +171,47 @@ inline __m256 tile_pair_dot(const TileQ4Pair& w, const XPairQ4& x, __m256 acc) {
   return _mm256_fmadd_ps(w.d, scaled, acc);
 }
 
+// acc[r][j] += the pair of blocks at |b| (b + 1 absent when |has_b| is false).
+template <bool kVnni, int RM, int RN>
+__attribute__((always_inline)) inline void q4_0_step(const XPairQ4* xq, int64_t x_stride,
+                                                     const uint8_t* w, int64_t w_row_bytes,
+                                                     int64_t b, bool has_b, __m256 (&acc)[RM][RN]) {
+  TileQ4Pair pairs[RN];
+  for (int j = 0; j < RN; ++j) {
+    pairs[j] = tile_load_q4_pair(w + j * w_row_bytes + b * kTileQ4Bytes, has_b);
+  }
+  for (int r = 0; r < RM; ++r) {
+    const XPairQ4& x_pair = xq[r * x_stride + b / 2];
+    for (int j = 0; j < RN; ++j) acc[r][j] = tile_pair_dot<kVnni>(pairs[j], x_pair, acc[r][j]);
+  }
+}
+
+// dot_q4_r's order: four blocks per step, pairs into accumulators 0 and 1, the rest into 0; a
+// lone last block takes a pair of its own with an all-zero B.
 template <bool kVnni, int RM, int RN>
 void tile_q4_0_block(const XPairQ4* xq, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
                      int64_t blocks, float out[RM][RN]) {
-  __m256 acc[RM][RN][2];
+  __m256 acc0[RM][RN], acc1[RM][RN];
   for (int r = 0; r < RM; ++r) {
-    for (int j = 0; j < RN; ++j) acc[r][j][0] = acc[r][j][1] = _mm256_setzero_ps();
+    for (int j = 0; j < RN; ++j) acc0[r][j] = acc1[r][j] = _mm256_setzero_ps();
   }
-  // A lone last block takes a pair of its own with an all-zero B.
-  for (int64_t b = 0; b < blocks; b += 2) {
-    // dot_q4_r's order: four blocks per step into accumulators 0 and 1, the rest into 0.
-    const int parity = b % 4 == 2 && b + 2 <= blocks ? 1 : 0;
-    TileQ4Pair pairs[RN];
+  int64_t b = 0;
+  for (; b + 4 <= blocks; b += 4) {
     for (int j = 0; j < RN; ++j) {
-      pairs[j] = tile_load_q4_pair(w + j * w_row_bytes + b * kTileQ4Bytes, b + 1 < blocks);
+      const uint8_t* block = w + j * w_row_bytes + b * kTileQ4Bytes;
+      tile_prefetch(block);
+      tile_prefetch(block + 64);
     }
-    for (int r = 0; r < RM; ++r) {
-      const XPairQ4& x_pair = xq[r * x_stride + b / 2];
-      for (int j = 0; j < RN; ++j) {
-        acc[r][j][parity] = tile_pair_dot<kVnni>(pairs[j], x_pair, acc[r][j][parity]);
-      }
-    }
+    q4_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b, true, acc0);
+    q4_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b + 2, true, acc1);
+  }
+  for (; b < blocks; b += 2) {
+    q4_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b, b + 1 < blocks, acc0);
   }
   for (int r = 0; r < RM; ++r) {
-    for (int j = 0; j < RN; ++j)
-      out[r][j] = horizontal_sum(_mm256_add_ps(acc[r][j][0], acc[r][j][1]));
+    for (int j = 0; j < RN; ++j) {
+      out[r][j] = horizontal_sum(_mm256_add_ps(acc0[r][j], acc1[r][j]));
+    }
   }
 }
 
