@@ -53,6 +53,7 @@ workload:
   seed: 3
 scheduler:
   mode: dynamic
+  kv_reservation: max_length
   max_batch_tokens: 1024
   max_sequences: 8
   batch_timeout_ms: 20
@@ -94,6 +95,7 @@ output:
   EXPECT_EQ(w.output.max, 128);
   EXPECT_EQ(w.seed, 3u);
   EXPECT_EQ(config->scheduler.mode, BatchingMode::kDynamic);
+  EXPECT_EQ(config->scheduler.kv_reservation, KvReservation::kMaxLength);
   EXPECT_EQ(config->scheduler.max_batch_tokens, 1024);
   EXPECT_EQ(config->scheduler.max_sequences, 8);
   EXPECT_DOUBLE_EQ(config->scheduler.batch_timeout_s, 0.020);
@@ -127,6 +129,7 @@ TEST(BenchConfigTest, OmittedKeysKeepTheDefaults) {
   EXPECT_EQ(config->workload.arrivals, WorkloadSpec::Arrivals::kOffline);
   EXPECT_EQ(config->workload.output.value, defaults.workload.output.value);
   EXPECT_EQ(config->scheduler.mode, BatchingMode::kContinuous);
+  EXPECT_EQ(config->scheduler.kv_reservation, KvReservation::kPaged);
   EXPECT_EQ(config->scheduler.max_batch_tokens, defaults.scheduler.max_batch_tokens);
   EXPECT_EQ(config->scheduler.max_sequences, defaults.scheduler.max_sequences);
   EXPECT_EQ(config->kv_block_size, 16);
@@ -243,6 +246,14 @@ TEST(BenchConfigErrorTest, UnknownNamesListTheChoices) {
   ASSERT_FALSE(typo.ok());
   EXPECT_EQ(typo.status().message().back(), '?') << "no trailing space";
   ExpectInvalid("scheduler: {kv_dtype: f8}\n", "'kv_dtype' must be one of: f16, i8; got 'f8'");
+  ExpectInvalid("scheduler:\n  kv_reservation: contiguous\n",
+                "bench.yaml:2:19: 'kv_reservation' must be one of: paged, max_length; got "
+                "'contiguous'");
+  ExpectInvalid("scheduler: {kv_reservation: max_len}\n",
+                "'kv_reservation' must be one of: paged, max_length; got 'max_len'; did you mean "
+                "'max_length'?");
+  ExpectInvalid("scheduler: {kv_reservation: [paged]}\n",
+                "'kv_reservation' must be one of: paged, max_length; got a list");
   ExpectInvalid("model: {shape: small, type: q5_k}\n",
                 "'type' must be one of: f32, f16, bf16, q8_0, q4_0; got 'q5_k'");
   ExpectInvalid("model: {shape: small, weights: random}\n",

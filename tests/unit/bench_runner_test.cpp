@@ -1,7 +1,8 @@
 // bench_runner_test.cpp — the benchmark loop end to end: on the CPU backend with the shared tiny
 // Llama (tokens must equal each request generated alone; the JSON must be complete and agree with
 // the per-request records), and on the simulated backend (deterministic; preemption must not
-// change any output; continuous batching must beat static batching on a mixed workload).
+// change any output; continuous batching must beat static batching on a mixed workload; max_length
+// KV reservation caps the batch by memory).
 #include "hwinfer/bench_runner.h"
 
 #include <gmock/gmock.h>
@@ -272,6 +273,66 @@ TEST(BenchRunner, SimulatedContinuousBatchingBeatsStatic) {
   ASSERT_TRUE(continuous.ok()) << continuous.status().ToString();
   ASSERT_TRUE(static_batch.ok()) << static_batch.status().ToString();
   EXPECT_GT(continuous->summary.output_throughput, 1.2 * static_batch->summary.output_throughput);
+}
+
+int64_t MostSequencesInAStep(const BenchResult& result) {
+  int64_t most = 0;
+  for (const StepRecord& step : result.steps) most = std::max(most, step.sequences);
+  return most;
+}
+
+// The article's memory argument on one KV cache of 100 blocks of 16 tokens: under max_length
+// reservation every admitted request holds the blocks of the tiny model's whole 512-token context
+// (32 blocks), so a dynamic batch runs 3 requests where paged runs all 8; the reserved blocks
+// count as used, the tokens held stay those of the requests.
+TEST(BenchRunner, SimulatedMaxLengthReservationCapsTheBatchByMemory) {
+  BenchConfig paged = MixedConfig("tiny-llama-f16.gguf");
+  paged.workload.num_requests = 24;
+  paged.scheduler.mode = BatchingMode::kDynamic;
+  paged.scheduler.max_sequences = 8;
+  paged.scheduler.max_batch_tokens = 512;  // a whole batch's prompts in one step
+  paged.kv_cache_tokens = 3 * 512 + 64;
+  BenchConfig reserved = paged;
+  reserved.scheduler.kv_reservation = KvReservation::kMaxLength;
+  auto a = RunBench(paged, OpenDevice("sim:0"), FixedPeaks());
+  auto b = RunBench(reserved, OpenDevice("sim:0"), FixedPeaks());
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(a->json["scheduler"]["kv_reservation"], "paged");
+  EXPECT_EQ(b->json["scheduler"]["kv_reservation"], "max_length");
+  EXPECT_EQ(a->summary.kv_capacity_blocks, 100);
+  EXPECT_EQ(b->summary.kv_capacity_blocks, 100);
+  EXPECT_EQ(MostSequencesInAStep(*a), 8);
+  EXPECT_EQ(MostSequencesInAStep(*b), 3);
+  EXPECT_EQ(b->summary.peak_kv_blocks, 3 * 32);
+  EXPECT_LE(b->summary.peak_kv_tokens, 3 * 51);  // prompts <= 40, outputs <= 12 tokens
+  EXPECT_LE(a->summary.peak_kv_blocks, 8 * 4);   // <= 51 tokens: 4 blocks a request
+  EXPECT_EQ(b->summary.preemptions, 0);
+  EXPECT_EQ(a->outputs, b->outputs);
+  EXPECT_GT(a->summary.output_throughput, 1.5 * b->summary.output_throughput);
+}
+
+// Without a configured size the cache holds max_sequences whole contexts under max_length (what
+// the run can use), the workload's longest requests under paged; a configured cache smaller than
+// one reservation is refused, naming both.
+TEST(BenchRunner, MaxLengthReservationSizesTheCacheForWholeContexts) {
+  BenchConfig config = MixedConfig("tiny-llama-f16.gguf");
+  config.workload.num_requests = 4;
+  config.scheduler.mode = BatchingMode::kStatic;
+  auto paged = RunBench(config, OpenDevice("sim:0"), FixedPeaks());
+  config.scheduler.kv_reservation = KvReservation::kMaxLength;
+  auto reserved = RunBench(config, OpenDevice("sim:0"), FixedPeaks());
+  ASSERT_TRUE(paged.ok()) << paged.status().ToString();
+  ASSERT_TRUE(reserved.ok()) << reserved.status().ToString();
+  EXPECT_EQ(reserved->json["scheduler"]["kv_cache_tokens"], 4 * 512);
+  EXPECT_LE(paged->json["scheduler"]["kv_cache_tokens"].get<int64_t>(), 4 * 64);
+  config.kv_cache_tokens = 256;
+  auto refused = RunBench(config, OpenDevice("sim:0"), FixedPeaks());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              ::testing::HasSubstr("kv_reservation max_length reserves max_model_len (512 "
+                                   "tokens) per sequence, 32 KV blocks of 16 tokens, but the "
+                                   "cache holds 16 blocks"));
 }
 
 TEST(BenchRunner, MaxConcurrencyCapsRequestsInFlight) {

@@ -296,6 +296,28 @@ TEST(LlamaExecutor, RefusesBadStepsWithoutChangingState) {
   EXPECT_TRUE(executor->Step({{1, {1, 2, 3}, true}}).ok());
 }
 
+// A sequence that reserved blocks (the scheduler's max_length KV reservation) appends into them
+// even when fewer are free; other sequences get only what nobody reserved.
+TEST(LlamaExecutor, AReservedSequenceAppendsIntoItsReservation) {
+  ExecutorOptions options;
+  options.max_sequences = 2;
+  options.kv_cache_tokens = 64;  // 4 blocks of 16
+  options.kv_block_size = 16;
+  auto executor = MakeExecutor("tiny-llama-f32.gguf", options);
+  ASSERT_NE(executor, nullptr);
+  ASSERT_TRUE(executor->mutable_kv()->Reserve(1, 48).ok());  // 3 blocks
+  EXPECT_EQ(executor->kv().num_free_blocks(), 1);
+  auto first = executor->Step({{1, std::vector<int32_t>(40, 7), true}});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_EQ(executor->kv().BlockTable(1).size(), 3u);
+  EXPECT_EQ(executor->kv().ReservedBlocks(1), 0);
+  auto other = executor->Step({{2, std::vector<int32_t>(20, 7), true}});
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(other.status().message(),
+              HasSubstr("needs 2 more blocks of 16 tokens and has 1 free"));
+  EXPECT_TRUE(executor->Step({{2, std::vector<int32_t>(16, 7), true}}).ok());
+}
+
 TEST(LlamaExecutor, RejectsBadOptions) {
   auto model = LlamaModel::Open(DataFile("tiny-llama-f32.gguf"));
   ASSERT_TRUE(model.ok());

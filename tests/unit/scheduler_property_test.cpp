@@ -1,6 +1,7 @@
 // scheduler_property_test.cpp — the scheduler driven by a fake executor over many seeded random
 // workloads (random arrivals on a simulated clock, prompt/output lengths, priorities, small KV
-// caches that force preemption, random cancellations) in all three batching modes. After every
+// caches that force preemption, random cancellations) in all three batching modes, with paged and
+// max_length KV reservation. After every
 // step: the plan respects the token budget and max_sequences, the scheduler's and the KV
 // manager's invariants hold, and every sequence's KV content is a prefix of prompt + outputs.
 // After draining: every request that was not cancelled has exactly max_new_tokens outputs, equal
@@ -81,13 +82,15 @@ struct RunResult {
   std::map<RequestId, double> first_scheduled_s;
   std::set<RequestId> cancelled;
   int64_t preemptions = 0;
+  int64_t most_running = 0;  // the most requests running after any Schedule
   int steps = 0;
 };
 
 std::string Describe(const SchedulerOptions& o, int32_t num_blocks) {
   std::ostringstream s;
-  s << BatchingModeName(o.mode) << " budget=" << o.max_batch_tokens
-    << " max_sequences=" << o.max_sequences << " kv_blocks=" << num_blocks;
+  s << BatchingModeName(o.mode) << " " << KvReservationName(o.kv_reservation)
+    << " budget=" << o.max_batch_tokens << " max_sequences=" << o.max_sequences
+    << " kv_blocks=" << num_blocks;
   return s.str();
 }
 
@@ -129,6 +132,7 @@ void RunWorkload(const SchedulerOptions& options, int32_t num_blocks, const Work
         << s.num_running() << " running, " << kv.num_free_blocks() << " free blocks";
 
     const StepPlan plan = s.Schedule(now, more);
+    result->most_running = std::max(result->most_running, s.num_running());
     // The plan's shape.
     ASSERT_LE(static_cast<int64_t>(plan.chunks.size()), options.max_sequences);
     ASSERT_EQ(plan.requests.size(), plan.chunks.size());
@@ -265,6 +269,28 @@ TEST_P(SchedulerProperty, OutputsAreTheSameWithAndWithoutPreemption) {
     EXPECT_GT(small.preemptions, 0) << "the small cache forced no preemption";
     EXPECT_EQ(big.outputs, small.outputs);
   }
+}
+
+TEST_P(SchedulerProperty, MaxLengthReservationNeverPreemptsAndRunsWhatTheCacheHolds) {
+  int reached_the_cap = 0;  // runs whose batch grew to what the cache holds (small token budgets
+                            // keep others below it: decodes take the whole budget)
+  for (uint64_t seed = 200; seed < 230; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Workload w = MakeWorkload(seed, 60, /*with_cancels=*/true);
+    SchedulerOptions o = RandomOptions(seed, GetParam());
+    o.kv_reservation = KvReservation::kMaxLength;
+    // max_model_len 64 is 16 blocks of 4: room for 1, 2 or 3 reservations, plus a few spare.
+    const int32_t blocks = 16 * static_cast<int32_t>(1 + seed % 3) + static_cast<int32_t>(seed % 5);
+    RunResult r;
+    RunWorkload(o, blocks, w, &r);
+    if (HasFatalFailure()) return;
+    CheckAgeingBound(w, r, o.ageing_s);
+    EXPECT_EQ(r.preemptions, 0);
+    const int64_t cap = std::min<int64_t>(o.max_sequences, blocks / 16);
+    EXPECT_LE(r.most_running, cap);
+    reached_the_cap += r.most_running == cap ? 1 : 0;
+  }
+  EXPECT_GE(reached_the_cap, 10);
 }
 
 TEST_P(SchedulerProperty, ExtremeLimitsNeverGetStuck) {

@@ -1,13 +1,15 @@
 // scheduler_test.cpp — the scheduler's rules, each pinned by a hand-checked plan: decodes before
 // prefill chunks, chunk sizes under the token budget, max_sequences, admission errors (codes and
 // message text), cancel, preemption by recompute (victim order, re-prefill of prompt + outputs),
-// priority order and ageing, static batches waiting to fill and dynamic batches timing out.
+// priority order and ageing, static batches waiting to fill and dynamic batches timing out, and
+// max_length KV reservation capping the batch by memory in every mode.
 // Randomised workloads are in scheduler_property_test.cpp.
 #include "hwinfer/scheduler.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <numeric>
 
@@ -50,6 +52,19 @@ std::vector<TokenEvent> Execute(Scheduler& s, KvBlockManager& kv, const StepPlan
   return events;
 }
 
+// Plans and executes steps (one per second from |now_s|, nothing more arriving) until every
+// request is done; returns the most requests running at once.
+int64_t Drain(Scheduler& s, KvBlockManager& kv, double now_s) {
+  int64_t most = 0;
+  for (int step = 0; s.HasUnfinished() && step < 1000; ++step) {
+    const StepPlan plan = s.Schedule(now_s + step, /*more_arrivals=*/false);
+    most = std::max(most, s.num_running());
+    Execute(s, kv, plan);
+  }
+  EXPECT_FALSE(s.HasUnfinished());
+  return most;
+}
+
 std::vector<size_t> ChunkSizes(const StepPlan& plan) {
   std::vector<size_t> sizes;
   for (const auto& c : plan.chunks) sizes.push_back(c.tokens.size());
@@ -85,6 +100,22 @@ TEST(SchedulerOptions, BatchingModeRoundTripsAndRejectsUnknown) {
   auto bad = ParseBatchingMode("greedy");
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(bad.status().message(), HasSubstr("'greedy'"));
+}
+
+TEST(SchedulerOptions, KvReservationRoundTripsAndRejectsUnknown) {
+  EXPECT_EQ(SchedulerOptions{}.kv_reservation, KvReservation::kPaged);
+  for (KvReservation r : {KvReservation::kPaged, KvReservation::kMaxLength}) {
+    auto parsed = ParseKvReservation(KvReservationName(r));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, r);
+  }
+  EXPECT_STREQ(KvReservationName(KvReservation::kMaxLength), "max_length");
+  auto bad = ParseKvReservation("contiguous");
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "kv_reservation 'contiguous' is not one of paged, max_length");
+  SchedulerOptions o;
+  o.kv_reservation = static_cast<KvReservation>(7);
+  EXPECT_EQ(o.Validate().message(), "kv_reservation must be paged or max_length, got value 7");
 }
 
 TEST(Scheduler, AdmissionRejectsWhatCanNeverRun) {
@@ -518,6 +549,111 @@ TEST(Scheduler, ThousandsWaitingAdmitOnlyUpToMaxSequences) {
   EXPECT_EQ(p.decode_tokens, 256);
   EXPECT_EQ(p.prefill_tokens, 0);
   EXPECT_EQ(s->num_waiting(), 4000 - 256);
+}
+
+TEST(Scheduler, MaxLengthReservationLargerThanTheCacheIsRefused) {
+  KvBlockManager kv(5, 4);  // 20 tokens of KV
+  SchedulerOptions o;
+  o.max_model_len = 24;  // 6 blocks
+  o.kv_reservation = KvReservation::kMaxLength;
+  auto refused = Scheduler::Create(o, &kv);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(),
+            "kv_reservation max_length reserves max_model_len (24 tokens) per sequence, 6 KV "
+            "blocks of 4 tokens, but the cache holds 5 blocks; use kv_reservation paged or a "
+            "larger cache");
+  o.max_model_len = 20;  // exactly the cache: one sequence at a time
+  EXPECT_TRUE(Scheduler::Create(o, &kv).ok());
+  o.max_model_len = 24;
+  o.kv_reservation = KvReservation::kPaged;  // paged takes blocks as tokens come
+  EXPECT_TRUE(Scheduler::Create(o, &kv).ok());
+}
+
+// The reservation tests' cache: kReservationCacheBlocks blocks of 4 tokens, where a reservation of
+// max_model_len 24 tokens is 6 blocks, so 20 / 6 = 3 requests fit at a time; up to 8 sequences.
+constexpr int32_t kReservationCacheBlocks = 20;
+SchedulerOptions ReservationOptions(BatchingMode mode, KvReservation reservation) {
+  SchedulerOptions o;
+  o.mode = mode;
+  o.kv_reservation = reservation;
+  o.max_sequences = 8;
+  o.max_batch_tokens = 64;
+  o.max_model_len = 24;
+  o.batch_timeout_s = 0;  // dynamic: a batch starts at once
+  return o;
+}
+
+TEST(Scheduler, MaxLengthAdmitsOnlyWholeReservationsAndTheirBlocksCountAsUsed) {
+  // 3 reservations at a time, where paged admits all 8 requests (one block each).
+  for (KvReservation reservation : {KvReservation::kPaged, KvReservation::kMaxLength}) {
+    SCOPED_TRACE(KvReservationName(reservation));
+    const bool reserving = reservation == KvReservation::kMaxLength;
+    KvBlockManager kv(kReservationCacheBlocks, 4);
+    auto s = MakeScheduler(ReservationOptions(BatchingMode::kDynamic, reservation), &kv);
+    for (RequestId id = 1; id <= 8; ++id) ASSERT_TRUE(s->Add(MakeRequest(id, 4, 3)).ok());
+    const StepPlan p = s->Schedule(0);
+    if (reserving) {
+      EXPECT_THAT(p.requests, ElementsAre(1, 2, 3));
+      EXPECT_EQ(kv.num_used_blocks(), 18) << "the reservations are taken at admission";
+      EXPECT_EQ(kv.ReservedBlocks(1), 6);
+    } else {
+      EXPECT_EQ(p.requests.size(), 8u);
+      EXPECT_EQ(kv.num_used_blocks(), 0) << "paged blocks are taken by the executor's append";
+    }
+    Execute(*s, kv, p);
+    EXPECT_EQ(kv.TotalTokens(), reserving ? 12 : 32);
+    EXPECT_EQ(kv.num_used_blocks(), reserving ? 18 : 8);
+    EXPECT_EQ(kv.ReservedBlocks(1), reserving ? 5 : 0);
+    // A request never outgrows its reservation: nothing is preempted, and batches of 3 follow.
+    EXPECT_EQ(Drain(*s, kv, 1), reserving ? 3 : 8);
+    EXPECT_EQ(s->num_preemptions(), 0);
+    for (RequestId id = 1; id <= 8; ++id) EXPECT_EQ(s->Output(id).size(), 3u) << id;
+    EXPECT_EQ(kv.num_used_blocks(), 0);
+  }
+}
+
+TEST(Scheduler, MaxLengthStaticBatchIsFullAtWhatTheCacheHolds) {
+  for (KvReservation reservation : {KvReservation::kPaged, KvReservation::kMaxLength}) {
+    SCOPED_TRACE(KvReservationName(reservation));
+    KvBlockManager kv(kReservationCacheBlocks, 4);
+    auto s = MakeScheduler(ReservationOptions(BatchingMode::kStatic, reservation), &kv);
+    for (RequestId id = 1; id <= 4; ++id) ASSERT_TRUE(s->Add(MakeRequest(id, 2, 2)).ok());
+    StepPlan p = s->Schedule(0);  // more may arrive
+    if (reservation == KvReservation::kPaged) {
+      EXPECT_TRUE(p.empty()) << "paged: a static batch waits for max_sequences (8) requests";
+      continue;
+    }
+    EXPECT_THAT(p.requests, ElementsAre(1, 2, 3)) << "a batch of 3 reservations is full";
+    Execute(*s, kv, p);  // 1, 2 and 3 have their first token
+    p = s->Schedule(1);
+    EXPECT_THAT(p.requests, ElementsAre(1, 2, 3));
+    Execute(*s, kv, p);                   // the batch finishes
+    EXPECT_TRUE(s->Schedule(2).empty());  // 4 alone: waits for a full batch
+    EXPECT_THAT(s->Schedule(3, /*more_arrivals=*/false).requests, ElementsAre(4));
+  }
+}
+
+TEST(Scheduler, MaxLengthAppliesToContinuousBatchingToo) {
+  // 5 requests of 8 + 16 tokens (6 blocks of 4 at their largest): paged admits all five and
+  // preempts as they grow; max_length runs 3, admits the others as those finish, and never
+  // preempts.
+  for (KvReservation reservation : {KvReservation::kPaged, KvReservation::kMaxLength}) {
+    SCOPED_TRACE(KvReservationName(reservation));
+    const bool reserving = reservation == KvReservation::kMaxLength;
+    KvBlockManager kv(kReservationCacheBlocks, 4);
+    auto s = MakeScheduler(ReservationOptions(BatchingMode::kContinuous, reservation), &kv);
+    for (RequestId id = 1; id <= 5; ++id) ASSERT_TRUE(s->Add(MakeRequest(id, 8, 16)).ok());
+    const StepPlan first = s->Schedule(0);
+    EXPECT_EQ(first.requests.size(), reserving ? 3u : 5u);
+    Execute(*s, kv, first);
+    EXPECT_EQ(Drain(*s, kv, 1), reserving ? 3 : 5);
+    if (reserving) {
+      EXPECT_EQ(s->num_preemptions(), 0);
+    } else {
+      EXPECT_GT(s->num_preemptions(), 0);
+    }
+    for (RequestId id = 1; id <= 5; ++id) EXPECT_EQ(s->Output(id).size(), 16u) << id;
+  }
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // bench_command.cpp — `hwinfer bench --config FILE.yaml [--backend NAME] [--device D]
 // [--hardware FILE.yaml] [--json OUT.json] [--csv PREFIX] [--markdown OUT.md] [--mode M]
-// [--tokens OUT.jsonl] [--num-requests N] [--max-sequences N] [--dataset sharegpt:F | jsonl:F |
-// random] [--output-len N] [--seed S] [--disable-shuffle] [--save-texts] [--no-progress]`: runs
-// one benchmark
+// [--kv-reservation R] [--tokens OUT.jsonl] [--num-requests N] [--max-sequences N]
+// [--dataset sharegpt:F | jsonl:F | random] [--output-len N] [--seed S] [--disable-shuffle]
+// [--save-texts] [--no-progress]`: runs one benchmark
 // (RunBench) on one device, draws a progress line on stderr while it runs, prints the summary table
 // on stdout and writes the result JSON (2-space indent), the per-request and per-step CSVs
 // (<prefix>_requests.csv, <prefix>_steps.csv), the Markdown summary and the generated tokens (one

@@ -104,6 +104,10 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   if (!flags.mode.empty()) {
     HWINFER_ASSIGN_OR_RETURN(config.scheduler.mode, ParseBatchingMode(flags.mode));
   }
+  if (!flags.kv_reservation.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(config.scheduler.kv_reservation,
+                             ParseKvReservation(flags.kv_reservation));
+  }
   prepared->run_options.probe_peaks = !flags.no_probe;
   if (flags.max_sequences > 0) config.scheduler.max_sequences = flags.max_sequences;
   return prepared;

@@ -17,14 +17,15 @@
 namespace hwinfer::cli {
 
 struct BenchFlags {
-  std::string config_file;    // --config; falls back to the global --config
-  std::string backend;        // --backend: that backend's first device
-  std::string device;         // --device: an exact device (cpu:0, a name or a UUID)
-  std::string hardware_file;  // --hardware: spec peaks; also the sim plugin's `hardware` option
-  std::string mode;           // --mode continuous|dynamic|static ("" = the config's)
-  int64_t num_requests = 0;   // --num-requests / --num-prompts (0 = the config's)
-  std::string dataset;        // --dataset sharegpt:FILE | jsonl:FILE | random ("" = the config's)
-  int64_t output_len = 0;     // --output-len: every request's output length (0 = the config's)
+  std::string config_file;     // --config; falls back to the global --config
+  std::string backend;         // --backend: that backend's first device
+  std::string device;          // --device: an exact device (cpu:0, a name or a UUID)
+  std::string hardware_file;   // --hardware: spec peaks; also the sim plugin's `hardware` option
+  std::string mode;            // --mode continuous|dynamic|static ("" = the config's)
+  std::string kv_reservation;  // --kv-reservation paged|max_length ("" = the config's)
+  int64_t num_requests = 0;    // --num-requests / --num-prompts (0 = the config's)
+  std::string dataset;         // --dataset sharegpt:FILE | jsonl:FILE | random ("" = the config's)
+  int64_t output_len = 0;      // --output-len: every request's output length (0 = the config's)
   std::optional<uint64_t> seed;  // --seed: the workload's seed
   bool disable_shuffle = false;  // --disable-shuffle: dataset prompts in file order
   int64_t max_sequences = 0;     // --max-sequences (0 = the config's)

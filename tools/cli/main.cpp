@@ -67,8 +67,9 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
                     "graph (where the device can capture)");
 }
 
-// --config, --backend, --device, --hardware, --mode, --num-requests, --max-sequences, --dataset,
-// --output-len, --seed, --disable-shuffle, --no-progress and --no-probe (bench, sweep).
+// --config, --backend, --device, --hardware, --mode, --kv-reservation, --num-requests,
+// --max-sequences, --dataset, --output-len, --seed, --disable-shuffle, --no-progress and
+// --no-probe (bench, sweep).
 void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
   command
       ->add_option("--config", flags.config_file,
@@ -82,6 +83,12 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
       "the simulated device for the sim backend");  // a missing file: LoadHardwareSpec's error
   command->add_option("--mode", flags.mode, "Batching: continuous | dynamic | static")
       ->check(CLI::IsMember({"continuous", "dynamic", "static"}));
+  command
+      ->add_option("--kv-reservation", flags.kv_reservation,
+                   "KV memory per request: paged (blocks as tokens come) | max_length (the "
+                   "model's whole context reserved on admission, as servers with contiguous "
+                   "KV buffers do)")
+      ->check(CLI::IsMember({"paged", "max_length"}));
   command
       ->add_option("--num-requests,--num-prompts", flags.num_requests,
                    "Requests to send (default: the config's num_requests; a dataset named in the "

@@ -31,6 +31,8 @@
 //     seed: 0
 //   scheduler:                      # hwinfer/scheduler.h + executor options
 //     mode: continuous | dynamic | static
+//     kv_reservation: paged         # | max_length: each admitted request reserves the KV blocks
+//                                   #   of the model's whole context at once (scheduler.h)
 //     max_batch_tokens: 512
 //     max_sequences: 16
 //     batch_timeout_ms: 50

@@ -6,6 +6,10 @@
 // Pure state, no devices and no clock: the scheduler drives it (admission asks CanAppend before
 // committing; preemption Releases a sequence). It must never hand out a block twice, and every
 // reference count returns to zero when every sequence is released.
+//
+// A sequence may also reserve blocks ahead of its tokens (Reserve: what servers that give every
+// sequence a contiguous buffer of its maximum length do): reserved blocks stay on the free list
+// but count as used, only that sequence's Appends draw from them, and Release returns them.
 #pragma once
 
 #include <cstdint>
@@ -25,14 +29,28 @@ class KvBlockManager {
 
   int32_t num_blocks() const { return static_cast<int32_t>(ref_counts_.size()); }
   int32_t block_size() const { return block_size_; }
-  int32_t num_free_blocks() const { return static_cast<int32_t>(free_blocks_.size()); }
+  // Blocks no sequence holds or has reserved; used = held + reserved.
+  int32_t num_free_blocks() const {
+    return static_cast<int32_t>(free_blocks_.size()) - reserved_blocks_;
+  }
   int32_t num_used_blocks() const { return num_blocks() - num_free_blocks(); }
 
   // Blocks a sequence holding |tokens| tokens needs.
   int32_t BlocksForTokens(int64_t tokens) const;
 
-  // Whether |n_tokens| more tokens fit for |sequence| (new or existing) right now.
+  // Whether |n_tokens| more tokens fit for |sequence| (new or existing) right now, its
+  // reservation included.
   bool CanAppend(SequenceId sequence, int64_t n_tokens) const;
+
+  // Sets free blocks aside so that |sequence| (new: created with no tokens, or existing) can grow
+  // to |tokens| tokens without taking any other block: the blocks it would still need beyond
+  // those it holds and has reserved leave num_free_blocks() now, and its Appends (copy-on-write
+  // copies included) draw from them first. Never shrinks a reservation. All or nothing:
+  // OutOfMemory (naming the blocks needed and free) leaves the state untouched. Release returns
+  // what is left of it; Fork does not share it.
+  Status Reserve(SequenceId sequence, int64_t tokens);
+  // Blocks set aside for |sequence| and not yet taken by its Appends (0 for unknown sequences).
+  int32_t ReservedBlocks(SequenceId sequence) const;
 
   // Appends |n_tokens| tokens to |sequence| (creating it on first use), allocating blocks as
   // needed, and returns the slot of each new token (block_id * block_size + row), the
@@ -72,12 +90,15 @@ class KvBlockManager {
   struct Sequence {
     int64_t tokens = 0;
     std::vector<int32_t> blocks;
+    int32_t reserved = 0;  // blocks set aside on the free list for this sequence
   };
-  int32_t TakeFreeBlock();
+  // Pops the lowest free block for |seq|, from its reservation when it has one.
+  int32_t TakeFreeBlock(Sequence& seq);
 
   int32_t block_size_;
   std::vector<int32_t> ref_counts_;   // [num_blocks]
   std::vector<int32_t> free_blocks_;  // stack; lowest ids handed out first
+  int32_t reserved_blocks_ = 0;       // sum of every sequence's |reserved|
   std::map<SequenceId, Sequence> sequences_;
 };
 

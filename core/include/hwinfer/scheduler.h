@@ -25,6 +25,15 @@
 // static, but a partial batch starts once its oldest request has waited batch_timeout_s.
 // Both still use the token budget for prefill chunks; neither admits into a running batch.
 //
+// KV reservation (SchedulerOptions::kv_reservation): paged (the default) takes KV blocks as a
+// request's tokens arrive. max_length reserves, when a request is admitted, the blocks of
+// max_model_len tokens (KvBlockManager::Reserve) and holds them until it finishes, as servers that
+// give every sequence a contiguous buffer of the model's maximum length do: at most
+// kv.num_blocks() / blocks(max_model_len) requests run at once, a static/dynamic batch holds at
+// most that many (and counts as full at that size), and nothing is ever preempted (a request never
+// outgrows its reservation). It applies the same way in all three modes. Create refuses it when
+// one reservation is larger than the whole cache.
+//
 // Admission (Add) rejects at once a request that can never fit: prompt + max_new_tokens over
 // max_model_len, or more KV blocks than the whole cache holds, or an empty prompt / zero
 // max_new_tokens. The KV manager is shared with the executor: the executor's Step appends the
@@ -55,8 +64,14 @@ enum class BatchingMode { kContinuous = 0, kDynamic = 1, kStatic = 2 };
 const char* BatchingModeName(BatchingMode mode);
 StatusOr<BatchingMode> ParseBatchingMode(const std::string& text);
 
+enum class KvReservation { kPaged = 0, kMaxLength = 1 };
+// "paged" | "max_length"; and back. Parse returns InvalidArgument naming the value.
+const char* KvReservationName(KvReservation reservation);
+StatusOr<KvReservation> ParseKvReservation(const std::string& text);
+
 struct SchedulerOptions {
   BatchingMode mode = BatchingMode::kContinuous;
+  KvReservation kv_reservation = KvReservation::kPaged;  // see the header comment
   int64_t max_batch_tokens = 512;  // token budget per step (decode tokens + prefill chunk tokens)
   int64_t max_sequences = 16;      // sequences per step; also the static/dynamic batch size
   int64_t max_model_len = 2048;    // prompt + max_new_tokens may not exceed it
@@ -102,7 +117,9 @@ enum class RequestState { kWaiting, kRunning, kFinished, kCancelled };
 
 class Scheduler {
  public:
-  // |kv| must outlive the scheduler (the executor's manager, or a test's).
+  // |kv| must outlive the scheduler (the executor's manager, or a test's). Errors: Validate's, a
+  // null |kv|, and InvalidArgument when kv_reservation max_length would reserve more blocks than
+  // |kv| holds (naming both).
   static StatusOr<std::unique_ptr<Scheduler>> Create(const SchedulerOptions& options,
                                                      KvBlockManager* kv);
   ~Scheduler();  // out of line: Entry is defined in the .cpp
@@ -172,6 +189,10 @@ class Scheduler {
   WaitKey KeyOf(const Entry& entry) const;
   // Static/dynamic: starts a batch from the best waiting requests when the mode's rule allows.
   void MaybeStartBatch(double now_s, bool more_arrivals);
+  // Requests a static/dynamic batch holds: max_sequences, fewer under max_length reservation.
+  int64_t BatchCapacity() const;
+  // Blocks one max_length reservation takes (the blocks of max_model_len tokens).
+  int32_t ReservationBlocks() const;
   void MaybeEndBatch();
   // Plans one chunk of |n| tokens of |entry|'s token stream (prompt + output) from its cached
   // position; |blocks| new KV blocks.

@@ -39,8 +39,9 @@ const std::vector<std::string_view> kWorkloadKeys = {
     "num_requests", "arrivals", "rate",    "burstiness", "max_concurrency", "input", "output",
     "file",         "dataset",  "shuffle", "seed"};
 const std::vector<std::string_view> kSchedulerKeys = {
-    "mode",          "max_batch_tokens", "max_sequences",   "batch_timeout_ms",   "ageing_s",
-    "kv_block_size", "kv_dtype",         "kv_cache_tokens", "memory_utilization", "decode_graphs"};
+    "mode",         "kv_reservation", "max_batch_tokens", "max_sequences",   "batch_timeout_ms",
+    "ageing_s",     "kv_block_size",  "kv_dtype",         "kv_cache_tokens", "memory_utilization",
+    "decode_graphs"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
 const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens",
@@ -53,6 +54,8 @@ const std::vector<std::string_view> kArrivals = {"offline", "poisson", "gamma"};
 const std::vector<std::string_view> kLengthKinds = {"fixed", "uniform", "normal"};
 // Same names and order as BatchingMode (hwinfer/scheduler.h).
 const std::vector<std::string_view> kModes = {"continuous", "dynamic", "static"};
+// Same names and order as KvReservation (hwinfer/scheduler.h).
+const std::vector<std::string_view> kKvReservations = {"paged", "max_length"};
 const std::vector<std::string_view> kKvDtypes = {"f16", "i8"};
 
 constexpr double kSecondsPerMs = 1e-3;
@@ -397,6 +400,9 @@ Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConf
     if (entry.key == "mode") {
       HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kModes));
       options.mode = static_cast<BatchingMode>(index);
+    } else if (entry.key == "kv_reservation") {
+      HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kKvReservations));
+      options.kv_reservation = static_cast<KvReservation>(index);
     } else if (entry.key == "max_batch_tokens") {
       HWINFER_ASSIGN_OR_RETURN(
           options.max_batch_tokens,

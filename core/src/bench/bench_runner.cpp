@@ -96,9 +96,21 @@ int64_t LongestRequestTokens(const std::vector<WorkloadRequest>& workload, int64
   return (longest + block_size - 1) / block_size * block_size;
 }
 
+// The KV tokens one running sequence can take, in whole blocks: the workload's longest request,
+// or under kv_reservation max_length the max_model_len every admitted request reserves.
+int64_t SequenceKvTokens(const SchedulerOptions& so, const std::vector<WorkloadRequest>& workload,
+                         int64_t block_size) {
+  if (so.kv_reservation != KvReservation::kMaxLength) {
+    return LongestRequestTokens(workload, so.max_model_len, block_size);
+  }
+  const int64_t blocks = so.max_model_len / block_size + (so.max_model_len % block_size != 0);
+  return blocks > kMaxKvCacheTokens / block_size ? kMaxKvCacheTokens : blocks * block_size;
+}
+
 // KV tokens to allocate: the config's, else memory_utilization of the device memory after the
-// weights and activations, capped at what max_sequences of the workload's longest requests could
-// ever hold: sized by what the run needs, never by the model's context length alone.
+// weights and activations, capped at what max_sequences sequences of |longest_request| tokens
+// (SequenceKvTokens) could ever hold: sized by what the run needs, never by the model's context
+// length alone (unless the run reserves it).
 StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const ExecutorOptions& eo,
                                 const LlamaModel& model, const Device& device,
                                 int64_t longest_request) {
@@ -119,11 +131,15 @@ StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const ExecutorOptions
   if (fit < static_cast<double>(longest_request)) {
     return OutOfMemory(fmt::format(
         "{}: after the weights ({:.2f} GiB) and activations, {:.0f}% of the device memory "
-        "({:.2f} GiB) holds {:.0f} KV tokens, less than the workload's longest request ({} "
-        "tokens); lower scheduler.max_batch_tokens or the request lengths, raise "
+        "({:.2f} GiB) holds {:.0f} KV tokens, less than {} ({} tokens); lower "
+        "scheduler.max_batch_tokens or the request lengths, raise "
         "scheduler.memory_utilization or set scheduler.kv_cache_tokens",
         device.id(), static_cast<double>(model.weight_bytes()) / (1 << 30),
-        100 * config.memory_utilization, memory / (1 << 30), fit, longest_request));
+        100 * config.memory_utilization, memory / (1 << 30), fit,
+        config.scheduler.kv_reservation == KvReservation::kMaxLength
+            ? "the max_model_len every sequence reserves (scheduler.kv_reservation: max_length)"
+            : "the workload's longest request",
+        longest_request));
   }
   return fit >= static_cast<double>(cap) ? cap : static_cast<int64_t>(fit);
 }
@@ -332,8 +348,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                                              shape.vocab_size, so.max_model_len, &dataset_stats));
   HWINFER_ASSIGN_OR_RETURN(
       eo.kv_cache_tokens,
-      KvCacheTokens(config, eo, *model, *device,
-                    LongestRequestTokens(workload, so.max_model_len, eo.kv_block_size)));
+      KvCacheTokens(config, eo, *model, *device, SequenceKvTokens(so, workload, eo.kv_block_size)));
   HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
                            LlamaExecutor::Create(device, model, eo));
   HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
@@ -524,6 +539,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   if (from_dataset) json["workload"]["dataset_stats"] = DatasetStatsJson(dataset_stats);
   AddPerRequestArrays(result, config.save_texts ? tokenizer.get() : nullptr, json);
   json["scheduler"] = {{"mode", BatchingModeName(so.mode)},
+                       {"kv_reservation", KvReservationName(so.kv_reservation)},
                        {"max_batch_tokens", so.max_batch_tokens},
                        {"max_sequences", so.max_sequences},
                        {"batch_timeout_s", so.batch_timeout_s},

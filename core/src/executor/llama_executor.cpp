@@ -285,9 +285,11 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
           chunk.sequence, held, n, held + n, m.context_length, m.name));
     }
     n_tokens += n;
-    blocks_needed += kv_.BlocksForTokens(held + n) - kv_.BlocksForTokens(held);
+    int64_t chunk_blocks = kv_.BlocksForTokens(held + n) - kv_.BlocksForTokens(held);
     const std::vector<int32_t>& table = kv_.BlockTable(chunk.sequence);
-    if (held % bs != 0 && !table.empty() && kv_.RefCount(table.back()) > 1) ++blocks_needed;
+    if (held % bs != 0 && !table.empty() && kv_.RefCount(table.back()) > 1) ++chunk_blocks;
+    // Blocks the sequence reserved (KvBlockManager::Reserve) are not among the free ones.
+    blocks_needed += std::max<int64_t>(chunk_blocks - kv_.ReservedBlocks(chunk.sequence), 0);
   }
   if (n_tokens > options_.max_batch_tokens) {
     return InvalidArgument(fmt::format("executor step: {} tokens; max_batch_tokens is {}", n_tokens,

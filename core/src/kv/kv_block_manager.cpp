@@ -36,6 +36,11 @@ const std::vector<int32_t>& KvBlockManager::BlockTable(SequenceId sequence) cons
   return it == sequences_.end() ? kEmpty : it->second.blocks;
 }
 
+int32_t KvBlockManager::ReservedBlocks(SequenceId sequence) const {
+  auto it = sequences_.find(sequence);
+  return it == sequences_.end() ? 0 : it->second.reserved;
+}
+
 bool KvBlockManager::CanAppend(SequenceId sequence, int64_t n_tokens) const {
   auto it = sequences_.find(sequence);
   const int64_t tokens = it == sequences_.end() ? 0 : it->second.tokens;
@@ -44,10 +49,32 @@ bool KvBlockManager::CanAppend(SequenceId sequence, int64_t n_tokens) const {
       ref_counts_[static_cast<size_t>(it->second.blocks.back())] > 1) {
     ++needed;  // copy-on-write of the shared partial last block
   }
-  return needed <= num_free_blocks();
+  const int32_t reserved = it == sequences_.end() ? 0 : it->second.reserved;
+  return needed - reserved <= num_free_blocks();
 }
 
-int32_t KvBlockManager::TakeFreeBlock() {
+Status KvBlockManager::Reserve(SequenceId sequence, int64_t tokens) {
+  if (tokens < 0) return InvalidArgument("cannot reserve a negative number of tokens");
+  auto it = sequences_.find(sequence);
+  const int32_t held = it == sequences_.end() ? 0 : static_cast<int32_t>(it->second.blocks.size());
+  const int32_t reserved = it == sequences_.end() ? 0 : it->second.reserved;
+  const int32_t more = std::max(BlocksForTokens(tokens) - held - reserved, 0);
+  if (more > num_free_blocks()) {
+    return OutOfMemory("KV cache full: sequence " + std::to_string(sequence) + " reserving " +
+                       std::to_string(tokens) + " tokens needs " + std::to_string(more) +
+                       " more block(s), " + std::to_string(num_free_blocks()) + " free of " +
+                       std::to_string(num_blocks()));
+  }
+  sequences_[sequence].reserved += more;
+  reserved_blocks_ += more;
+  return Status::Ok();
+}
+
+int32_t KvBlockManager::TakeFreeBlock(Sequence& seq) {
+  if (seq.reserved > 0) {
+    --seq.reserved;
+    --reserved_blocks_;
+  }
   const int32_t block = free_blocks_.back();
   free_blocks_.pop_back();
   ref_counts_[static_cast<size_t>(block)] = 1;
@@ -70,7 +97,7 @@ StatusOr<KvBlockManager::AppendResult> KvBlockManager::Append(SequenceId sequenc
   if (n_tokens > 0 && seq.tokens % block_size_ != 0) {
     int32_t& last = seq.blocks.back();
     if (ref_counts_[static_cast<size_t>(last)] > 1) {
-      const int32_t copy = TakeFreeBlock();
+      const int32_t copy = TakeFreeBlock(seq);
       --ref_counts_[static_cast<size_t>(last)];
       result.copy_on_write.emplace_back(last, copy);
       last = copy;
@@ -79,7 +106,7 @@ StatusOr<KvBlockManager::AppendResult> KvBlockManager::Append(SequenceId sequenc
   result.slots.reserve(static_cast<size_t>(n_tokens));
   for (int64_t t = 0; t < n_tokens; ++t, ++seq.tokens) {
     const int64_t row = seq.tokens % block_size_;
-    if (row == 0) seq.blocks.push_back(TakeFreeBlock());
+    if (row == 0) seq.blocks.push_back(TakeFreeBlock(seq));
     result.slots.push_back(seq.blocks.back() * block_size_ + static_cast<int32_t>(row));
   }
   return result;
@@ -95,6 +122,7 @@ Status KvBlockManager::Fork(SequenceId parent, SequenceId child) {
   }
   for (int32_t block : it->second.blocks) ++ref_counts_[static_cast<size_t>(block)];
   Sequence copy = it->second;
+  copy.reserved = 0;  // the parent's reservation stays the parent's
   sequences_.emplace(child, std::move(copy));
   return Status::Ok();
 }
@@ -105,6 +133,7 @@ Status KvBlockManager::Release(SequenceId sequence) {
   for (int32_t block : it->second.blocks) {
     if (--ref_counts_[static_cast<size_t>(block)] == 0) free_blocks_.push_back(block);
   }
+  reserved_blocks_ -= it->second.reserved;
   sequences_.erase(it);
   // Keep the lowest ids on top of the stack so allocation order is deterministic.
   std::sort(free_blocks_.begin(), free_blocks_.end(), std::greater<>());
@@ -113,7 +142,13 @@ Status KvBlockManager::Release(SequenceId sequence) {
 
 Status KvBlockManager::CheckInvariants() const {
   std::vector<int32_t> holders(ref_counts_.size(), 0);
+  int64_t reserved = 0;
   for (const auto& [id, seq] : sequences_) {
+    if (seq.reserved < 0) {
+      return Internal("sequence " + std::to_string(id) + " reserves " +
+                      std::to_string(seq.reserved) + " blocks");
+    }
+    reserved += seq.reserved;
     if (static_cast<int64_t>(seq.blocks.size()) != BlocksForTokens(seq.tokens)) {
       return Internal("sequence " + std::to_string(id) + " holds " +
                       std::to_string(seq.blocks.size()) + " blocks for " +
@@ -126,6 +161,11 @@ Status KvBlockManager::CheckInvariants() const {
       }
       ++holders[static_cast<size_t>(block)];
     }
+  }
+  if (reserved != reserved_blocks_ || reserved > static_cast<int64_t>(free_blocks_.size())) {
+    return Internal("sequences reserve " + std::to_string(reserved) + " blocks, the total says " +
+                    std::to_string(reserved_blocks_) + ", " + std::to_string(free_blocks_.size()) +
+                    " are on the free list");
   }
   std::vector<bool> is_free(ref_counts_.size(), false);
   for (int32_t block : free_blocks_) {

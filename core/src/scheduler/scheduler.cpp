@@ -27,7 +27,27 @@ StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(const SchedulerOptions& o
                                                        KvBlockManager* kv) {
   HWINFER_RETURN_IF_ERROR(options.Validate());
   if (kv == nullptr) return InvalidArgument("scheduler needs a KV block manager, got null");
+  if (options.kv_reservation == KvReservation::kMaxLength) {
+    const int64_t tokens = options.max_model_len;
+    const int64_t blocks = tokens / kv->block_size() + (tokens % kv->block_size() != 0 ? 1 : 0);
+    if (blocks > kv->num_blocks()) {
+      return InvalidArgument(
+          "kv_reservation max_length reserves max_model_len (" + std::to_string(tokens) +
+          " tokens) per sequence, " + std::to_string(blocks) + " KV blocks of " +
+          std::to_string(kv->block_size()) + " tokens, but the cache holds " +
+          std::to_string(kv->num_blocks()) + " blocks; use kv_reservation paged or a larger cache");
+    }
+  }
   return std::unique_ptr<Scheduler>(new Scheduler(options, kv));
+}
+
+int32_t Scheduler::ReservationBlocks() const {
+  return kv_->BlocksForTokens(options_.max_model_len);  // <= num_blocks: checked by Create
+}
+
+int64_t Scheduler::BatchCapacity() const {
+  if (options_.kv_reservation != KvReservation::kMaxLength) return options_.max_sequences;
+  return std::min<int64_t>(options_.max_sequences, kv_->num_blocks() / ReservationBlocks());
 }
 
 Scheduler::Entry* Scheduler::Find(RequestId id) const {
@@ -244,6 +264,13 @@ Status Scheduler::CheckInvariants() const {
       if (blocks != static_cast<size_t>(kv_->BlocksForTokens(e.cached))) {
         return fail(id, "holds " + std::to_string(blocks) + " blocks for " +
                             std::to_string(e.cached) + " tokens");
+      }
+      const bool reserving = options_.kv_reservation == KvReservation::kMaxLength;
+      const int64_t claimed = static_cast<int64_t>(blocks) + kv_->ReservedBlocks(id);
+      if (reserving ? claimed != ReservationBlocks() : kv_->ReservedBlocks(id) != 0) {
+        return fail(id, "holds " + std::to_string(blocks) + " blocks and reserves " +
+                            std::to_string(kv_->ReservedBlocks(id)) + " under kv_reservation " +
+                            KvReservationName(options_.kv_reservation));
       }
       const int64_t stream = e.prompt_len() + n_out;
       if (e.decoding() ? e.cached != stream - 1 : e.cached > e.prefill_len) {

@@ -6,7 +6,9 @@
 //      preempt below itself, else shrinks to the free blocks);
 //   3. admission, unless this step preempted: the front queue (preempted requests, or the
 //      current static/dynamic batch), then (continuous only) the waiting queue in effective
-//      priority order, head of line: it stops at the first request whose chunk does not fit.
+//      priority order, head of line: it stops at the first request whose chunk does not fit
+//      (under kv_reservation max_length: whose whole reservation does not fit, which it then
+//      takes at once).
 // Cost per step: O(r log r + a log w) for r running, a admitted and w waiting requests; nothing
 // here walks the whole waiting queue.
 #include <algorithm>
@@ -18,8 +20,9 @@ namespace hwinfer {
 
 int32_t Scheduler::BlocksNeeded(const Entry& entry, int64_t n) const {
   const RequestId id = entry.request.id;
-  const int32_t held = static_cast<int32_t>(kv_->BlockTable(id).size());
-  return kv_->BlocksForTokens(kv_->SequenceTokens(id) + n) - held;
+  const int32_t claimed =
+      static_cast<int32_t>(kv_->BlockTable(id).size()) + kv_->ReservedBlocks(id);
+  return std::max(kv_->BlocksForTokens(kv_->SequenceTokens(id) + n) - claimed, 0);
 }
 
 void Scheduler::PlanChunk(StepState& step, Entry& entry, int64_t n, int32_t blocks, double now_s) {
@@ -61,11 +64,12 @@ void Scheduler::Preempt(StepState& step, Entry& entry) {
 
 void Scheduler::MaybeStartBatch(double now_s, bool more_arrivals) {
   if (batch_active_ || waiting_.empty()) return;
-  const bool full = static_cast<int64_t>(waiting_.size()) >= options_.max_sequences;
+  const int64_t capacity = BatchCapacity();
+  const bool full = static_cast<int64_t>(waiting_.size()) >= capacity;
   const bool timed_out = options_.mode == BatchingMode::kDynamic &&
                          now_s >= waiting_by_arrival_.begin()->first + options_.batch_timeout_s;
   if (!full && more_arrivals && !timed_out) return;
-  for (int64_t i = 0; i < options_.max_sequences && !waiting_.empty(); ++i) {
+  for (int64_t i = 0; i < capacity && !waiting_.empty(); ++i) {
     const WaitKey key = *waiting_.begin();
     waiting_.erase(waiting_.begin());
     waiting_by_arrival_.erase({key.arrival_s, key.id});
@@ -88,7 +92,8 @@ void Scheduler::Admit(StepState& step, double now_s) {
     }
     Entry& e = *Find(id);
     const int64_t n = std::min(e.prefill_len, step.budget_tokens);
-    const int32_t blocks = BlocksNeeded(e, n);
+    const bool reserve = options_.kv_reservation == KvReservation::kMaxLength;
+    const int32_t blocks = reserve ? ReservationBlocks() : BlocksNeeded(e, n);
     if (blocks > step.free_blocks(*kv_)) return;  // head of line: keep the queue order
     if (!front_.empty()) {
       front_.pop_front();
@@ -96,9 +101,14 @@ void Scheduler::Admit(StepState& step, double now_s) {
       waiting_.erase(waiting_.begin());
       waiting_by_arrival_.erase({e.request.arrival_s, id});
     }
+    if (reserve) {
+      // Fits: the whole reservation is within the blocks this step's plan leaves free.
+      [[maybe_unused]] const Status reserved = kv_->Reserve(id, options_.max_model_len);
+      assert(reserved.ok());
+    }
     e.state = RequestState::kRunning;
     running_.push_back(id);
-    PlanChunk(step, e, n, blocks, now_s);
+    PlanChunk(step, e, n, BlocksNeeded(e, n), now_s);  // 0 blocks under a reservation
   }
 }
 
@@ -164,8 +174,8 @@ StepPlan Scheduler::Schedule(double now_s, bool more_arrivals) {
     int32_t blocks = BlocksNeeded(e, n);
     if (!make_room(i, blocks)) {
       // Shrink to what the free blocks hold (the last block may have room too).
-      const int64_t blocks_available =
-          static_cast<int64_t>(kv_->BlockTable(e.request.id).size()) + step.free_blocks(*kv_);
+      const int64_t blocks_available = static_cast<int64_t>(kv_->BlockTable(e.request.id).size()) +
+                                       kv_->ReservedBlocks(e.request.id) + step.free_blocks(*kv_);
       n = std::min(n, blocks_available * kv_->block_size() - e.cached);
       if (n <= 0) continue;
       blocks = BlocksNeeded(e, n);
