@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "hwinfer/generate.h"
+#include "hwinfer/metrics.h"
 #include "hwinfer/probe.h"
 #include "hwinfer/text_escape.h"
 #include "hwinfer/workload.h"

@@ -234,6 +234,7 @@ StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const Llam
   PeakRates peaks;
   peaks.spec_bandwidth_bytes_per_s = spec.spec_peak_bandwidth_bytes_per_s;
   peaks.spec_flops = SpecFlopsFor(ModelWeightType(model), spec);
+  peaks.spec_source = spec.spec_source;
   peaks.measured_bandwidth_bytes_per_s = measured_bandwidth;
   peaks.measured_flops = measured_flops;
   if (!probe || peaks.measured_bandwidth_bytes_per_s > 0) return peaks;
