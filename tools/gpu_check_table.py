@@ -126,12 +126,24 @@ def sweeps(out):
         data = load_json(os.path.join(out, f"sweep-{weight_type}.json"))
         if not data:
             continue
+        hardware = data.get("config", {}).get("hardware", {})
+        above = []
         for point in data.get("points", []):
             mbu = point.get("phases", {}).get("decode", {}).get("mbu_spec", 0.0)
             print(f"| {label} | {point.get('batch')} | "
                   f"{point.get('output_throughput', 0):.0f} | "
                   f"{point.get('median_ttft_ms', 0):.1f} | {point.get('median_tpot_ms', 0):.2f} | "
                   f"{mbu:.1%} |")
+            if mbu > 1:
+                above.append(f"decode MBU {mbu:.0%} at batch {point.get('batch')}")
+        if above:  # as hwinfer's UtilisationWarnings words it: the peak, and why it can be beaten
+            peak = hardware.get("peak_bandwidth_bytes_per_s", 0) / 1e9
+            source = hardware.get("spec_source", "")
+            verb = "exceeds" if len(above) == 1 else "exceed"
+            print(f"\nwarning: {label}: {', '.join(above)} {verb} 100% of the spec "
+                  f"bandwidth {peak:.1f} GB/s ({source}): bytes are counted as if read from "
+                  "memory, so a working set served from the caches reads faster than memory; or "
+                  "the declared peak is too low")
 
 
 def main():

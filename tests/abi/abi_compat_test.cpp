@@ -14,6 +14,7 @@
 #include "abi_test_util.h"
 #include "hwinfer/device.h"
 #include "hwinfer/plugin_loader.h"
+#include "hwinfer/probe.h"
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
@@ -215,6 +216,30 @@ TEST(AbiCompat, NullSlotIsUnsupportedAndNeverCalledEvenIfQueryClaimsIt) {
   EXPECT_EQ(PluginCallCount(path, HWINFER_KERNEL_BANDWIDTH_PROBE), *probe_calls_before + 2u)
       << "one kernel_query and one launch";
   EXPECT_EQ(PluginCallCount(path, HWINFER_KERNEL_GEMM), 0u);
+}
+
+// The measured-peak probe on a device without matmul kernels: every dtype is "not measured" with
+// the host's reason, the bandwidth is still measured, and the probe as a whole succeeds.
+TEST(AbiCompat, ProbeOfADeviceWithoutMatmulKernelsReportsEachDtypeNotMeasured) {
+  auto plugin = Plugin::Load(TestPlugin("hwinfer-abi-null-slot.so"));
+  ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
+  auto device = (*plugin)->OpenDevice(0);
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  ProbeOptions options;
+  options.bandwidth_bytes = 1 << 20;
+  options.bandwidth_iterations = 1;
+  options.gemm_size = 32;
+  options.repetitions = 1;
+  auto result = ProbeDevice(*device, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_TRUE(result->read_bandwidth.measured) << result->read_bandwidth.reason;
+  ASSERT_EQ(result->matmul.size(), DefaultMatmulProbeDtypes().size());
+  for (const MatmulPeak& peak : result->matmul) {
+    EXPECT_FALSE(peak.flops.measured) << DtypeName(peak.weight_dtype);
+    EXPECT_THAT(peak.flops.reason,
+                HasSubstr(peak.kernel == HWINFER_KERNEL_GEMM ? "gemm" : "matmul_quantized"))
+        << DtypeName(peak.weight_dtype);
+  }
 }
 
 }  // namespace

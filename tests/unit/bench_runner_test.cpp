@@ -22,6 +22,7 @@
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_model.h"
 #include "hwinfer/registry.h"
+#include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
 namespace {
@@ -159,6 +160,91 @@ TEST(BenchRunner, CpuJsonIsCompleteAndConsistent) {
   // Each request feeds its prompt plus every output token but the last.
   EXPECT_EQ(step_tokens, inputs + outputs - 10);
   EXPECT_GT(j["phases"]["decode"]["mbu_measured"].get<double>(), 0);
+  // The hardware section says which peaks the utilisations are against: here given by the caller
+  // (no probe) for the model's q8_0 matmuls.
+  EXPECT_EQ(j["hardware"]["measured_flops_dtype"], "q8_0");
+  EXPECT_EQ(j["hardware"]["measured_flops_probe"]["m"], 0);
+  EXPECT_DOUBLE_EQ(j["hardware"]["measured_flops"].get<double>(), 1e11);
+  EXPECT_EQ(result->summary.peaks.flops_weight_dtype, HWINFER_DTYPE_Q8_0);
+}
+
+TEST(BenchPeaks, SpecPeaksUseTheFigureOfTheDtypeTheWorkComputesIn) {
+  DeviceInfo spec;
+  spec.spec_peak_bandwidth_bytes_per_s = 5e11;
+  spec.spec_peak_flops_f32 = 1e12;
+  spec.spec_peak_flops_f16 = 2e12;
+  spec.spec_peak_flops_bf16 = 3e12;
+  spec.spec_peak_flops_int8 = 4e12;
+  spec.spec_source = "x.yaml";
+  const struct {
+    uint32_t weights, figure;
+    double flops;
+  } cases[] = {
+      {HWINFER_DTYPE_F32, HWINFER_DTYPE_F32, 1e12},   {HWINFER_DTYPE_F16, HWINFER_DTYPE_F16, 2e12},
+      {HWINFER_DTYPE_BF16, HWINFER_DTYPE_BF16, 3e12}, {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_I8, 4e12},
+      {HWINFER_DTYPE_Q4_0, HWINFER_DTYPE_I8, 4e12},   {HWINFER_DTYPE_Q4_K, HWINFER_DTYPE_I8, 4e12},
+      {HWINFER_DTYPE_Q6_K, HWINFER_DTYPE_I8, 4e12}};
+  for (const auto& c : cases) {
+    const PeakRates peaks = SpecPeaks(spec, c.weights);
+    EXPECT_EQ(peaks.flops_weight_dtype, c.weights) << DtypeName(c.weights);
+    EXPECT_EQ(peaks.spec_flops_dtype, c.figure) << DtypeName(c.weights);
+    EXPECT_EQ(peaks.spec_flops, c.flops) << DtypeName(c.weights);
+    EXPECT_EQ(peaks.spec_bandwidth_bytes_per_s, 5e11);
+    EXPECT_EQ(peaks.spec_source, "x.yaml");
+  }
+  // No int8 figure: block-quantized work is read against f16 (a dequantizing device), and says so.
+  spec.spec_peak_flops_int8 = 0;
+  const PeakRates q4 = SpecPeaks(spec, HWINFER_DTYPE_Q4_0);
+  EXPECT_EQ(q4.spec_flops_dtype, HWINFER_DTYPE_F16);
+  EXPECT_EQ(q4.spec_flops, 2e12);
+  EXPECT_THAT(PeakDescription(q4, PeakKind::kSpecFlops), ::testing::HasSubstr("no int8 figure"));
+  // Only an f32 figure (a CPU's spec): every dtype falls back to it, as the simulator prices them.
+  DeviceInfo cpu;
+  cpu.spec_peak_flops_f32 = 1e12;
+  for (const uint32_t weights : {HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16, HWINFER_DTYPE_Q8_0}) {
+    const PeakRates fallback = SpecPeaks(cpu, weights);
+    EXPECT_EQ(fallback.spec_flops_dtype, HWINFER_DTYPE_F32) << DtypeName(weights);
+    EXPECT_EQ(fallback.spec_flops, 1e12) << DtypeName(weights);
+  }
+  EXPECT_EQ(PeakDescription(SpecPeaks(cpu, HWINFER_DTYPE_BF16), PeakKind::kSpecFlops),
+            "spec f32 peak 1.00 TFLOP/s (no bf16 figure for bf16 weights)");
+  // No spec at all: the figure the work would need is named, and is unknown.
+  const PeakRates unknown = SpecPeaks(DeviceInfo{}, HWINFER_DTYPE_Q8_0);
+  EXPECT_EQ(unknown.spec_flops_dtype, HWINFER_DTYPE_I8);
+  EXPECT_EQ(unknown.spec_flops, 0);
+  EXPECT_EQ(PeakDescription(unknown, PeakKind::kSpecFlops), "spec int8 peak unknown");
+}
+
+TEST(BenchPeaks, TheProbedFlopsPeakIsTheMatmulOfTheModelsOwnWeightDtype) {
+  auto device = OpenDevice("cpu:0");
+  ASSERT_NE(device, nullptr);
+  for (const auto& [file, dtype] : {std::pair{"tiny-llama-q8_0.gguf", HWINFER_DTYPE_Q8_0},
+                                    std::pair{"tiny-llama-f16.gguf", HWINFER_DTYPE_F16}}) {
+    SCOPED_TRACE(file);
+    auto model = LlamaModel::Open(DataFile(file));
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    auto peaks = ModelPeaks(device, **model, std::nullopt, /*probe=*/true, 0, 0);
+    ASSERT_TRUE(peaks.ok()) << peaks.status().ToString();
+    EXPECT_EQ(peaks->flops_weight_dtype, dtype);
+    EXPECT_GT(peaks->measured_flops, 0);
+    // At the model's prefill shape: 512 tokens x d_model x d_model.
+    EXPECT_EQ(peaks->measured_flops_probe.m, 512);
+    EXPECT_EQ(peaks->measured_flops_probe.n, (*model)->shape().d_model);
+    EXPECT_EQ(peaks->measured_flops_probe.k, (*model)->shape().d_model);
+    EXPECT_GT(peaks->measured_bandwidth_bytes_per_s, 0);
+    EXPECT_EQ(peaks->measured_bandwidth_probe_bytes, 64ull << 20);
+    EXPECT_THAT(PeakDescription(*peaks, PeakKind::kMeasuredFlops),
+                ::testing::HasSubstr(std::string("measured ") + DtypeName(dtype) + " matmul peak"));
+  }
+  // Given peaks are kept and not probed.
+  auto model = LlamaModel::Open(DataFile("tiny-llama-q4_0.gguf"));
+  ASSERT_TRUE(model.ok());
+  auto given = ModelPeaks(device, **model, std::nullopt, /*probe=*/true, 1e10, 2e10);
+  ASSERT_TRUE(given.ok()) << given.status().ToString();
+  EXPECT_EQ(given->measured_bandwidth_bytes_per_s, 1e10);
+  EXPECT_EQ(given->measured_flops, 2e10);
+  EXPECT_EQ(given->measured_flops_probe.m, 0);
+  EXPECT_EQ(given->flops_weight_dtype, HWINFER_DTYPE_Q4_0);
 }
 
 TEST(BenchRunner, EveryModeCompletesOnCpu) {

@@ -16,6 +16,7 @@ namespace hwinfer {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr double kTol = 1e-9;
 
@@ -562,6 +563,57 @@ TEST(MetricsTables, SummaryMarkdownShowsTheKeyNumbers) {
   EXPECT_THAT(md, HasSubstr("| ITL | 275.00 | 250.00 |"));
   // The hand run gives no measured FLOP/s peak: that column shows "-", not a 0% utilisation.
   EXPECT_THAT(md, HasSubstr("| prefill | 1 | 0.125 | 100 | 40.00 | 50.00 | 16.00 | - |"));
+}
+
+// A hand run whose prefill does 1.6e13 FLOP/s against a measured f32 matmul peak of 1e13: the
+// table shows 160.00 and, in the same section, the peaks and the warning naming the one exceeded.
+SummaryInputs PrefillAboveMeasuredPeak() {
+  SummaryInputs in = HandInputs();
+  in.peaks.measured_flops = 1e13;
+  in.peaks.flops_weight_dtype = HWINFER_DTYPE_F32;
+  in.peaks.measured_flops_probe = {512, 512, 512};
+  return in;
+}
+
+TEST(MetricsTables, SummaryTableNamesItsPeaksAndWarnsAboveOneHundredPercent) {
+  const std::string table = SummaryTable(SummarizeRun(PrefillAboveMeasuredPeak()));
+  EXPECT_THAT(LineStartingWith(table, "prefill"), HasSubstr("160.00"));
+  EXPECT_EQ(LineStartingWith(table, "MFU against:"),
+            "MFU against: spec f32 peak 100.00 TFLOP/s; measured f32 matmul peak 10.00 TFLOP/s "
+            "(probe at m=512 n=512 k=512)");
+  EXPECT_EQ(LineStartingWith(table, "MBU against:"),
+            "MBU against: spec bandwidth 1000.0 GB/s; measured read bandwidth 800.0 GB/s (given, "
+            "not probed)");
+  const std::string warning = LineStartingWith(table, "warning:");
+  EXPECT_THAT(warning, HasSubstr("prefill MFU 160% exceeds 100% of the measured f32 matmul peak "
+                                 "10.00 TFLOP/s (probe at m=512 n=512 k=512): "));
+  // Only the figure above 100% is named (mixed is 80%, all 96.5%).
+  EXPECT_THAT(warning, Not(HasSubstr("mixed")));
+  EXPECT_THAT(warning, Not(HasSubstr("all MFU")));
+  // The warning sits in the MBU / MFU section, before the KV cache one.
+  EXPECT_LT(table.find("warning:"), table.find("KV Cache"));
+}
+
+TEST(MetricsTables, SummaryTableWithEveryFigureUnderItsPeakHasNoWarning) {
+  const std::string table = SummaryTable(SummarizeRun(HandInputs()));
+  EXPECT_EQ(table.find("warning"), std::string::npos) << table;
+  EXPECT_THAT(LineStartingWith(table, "MFU against:"),
+              HasSubstr("measured f32 matmul peak unknown"));
+}
+
+TEST(MetricsTables, SummaryMarkdownNamesItsPeaksAndWarnsAboveOneHundredPercent) {
+  const std::string md = SummaryMarkdown(SummarizeRun(PrefillAboveMeasuredPeak()));
+  EXPECT_THAT(md, HasSubstr("| prefill | 1 | 0.125 | 100 | 40.00 | 50.00 | 16.00 | 160.00 |"));
+  EXPECT_THAT(md, HasSubstr("MFU against: spec f32 peak 100.00 TFLOP/s; measured f32 matmul peak"));
+  EXPECT_THAT(md, HasSubstr("> **Warning:** prefill MFU 160% exceeds 100% of the measured f32 "
+                            "matmul peak 10.00 TFLOP/s"));
+}
+
+TEST(MetricsRunSummary, KeepsThePeaksItsUtilisationsAreAgainst) {
+  const RunSummary s = SummarizeRun(PrefillAboveMeasuredPeak());
+  EXPECT_EQ(s.peaks.measured_flops, 1e13);
+  EXPECT_EQ(s.peaks.measured_flops_probe.k, 512);
+  EXPECT_EQ(s.peaks.spec_bandwidth_bytes_per_s, 1e12);
 }
 
 }  // namespace

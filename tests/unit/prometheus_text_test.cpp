@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 namespace hwinfer {
@@ -12,6 +13,15 @@ namespace {
 
 bool HasLine(const std::string& text, const std::string& line) {
   return text.find("\n" + line + "\n") != std::string::npos || text.rfind(line + "\n", 0) == 0;
+}
+
+// The value of the sample whose line starts with |prefix| (NaN when there is none).
+double SampleValue(const std::string& text, const std::string& prefix) {
+  const size_t start = text.find("\n" + prefix);
+  if (start == std::string::npos) return std::nan("");
+  const size_t end = text.find('\n', start + 1);
+  const std::string line = text.substr(start + 1, end - start - 1);
+  return std::stod(line.substr(line.rfind(' ') + 1));
 }
 
 TEST(PrometheusText, VllmNamesCountersAndCumulativeHistograms) {
@@ -57,6 +67,37 @@ TEST(PrometheusText, VllmNamesCountersAndCumulativeHistograms) {
                              "hwinfer:prefill_mfu", "hwinfer:requests_cancelled_total"}) {
     EXPECT_NE(text.find(std::string("# TYPE ") + family), std::string::npos) << family;
   }
+}
+
+TEST(PrometheusText, PeaksAreGaugesAndAGaugeAboveOneComesWithAWarningComment) {
+  ServingMetrics m;
+  m.peaks.spec_bandwidth_bytes_per_s = 51.2e9;
+  m.peaks.measured_bandwidth_bytes_per_s = 4.5e10;
+  m.peaks.spec_flops = 1.792e12;
+  m.peaks.spec_flops_dtype = HWINFER_DTYPE_I8;
+  m.peaks.measured_flops = 9.5e10;
+  m.peaks.flops_weight_dtype = HWINFER_DTYPE_Q8_0;
+  m.peaks.measured_flops_probe = {512, 512, 512};
+  m.decode_window.mfu_measured = 1.5;
+  m.prefill_window.mfu_measured = 0.5;
+  const std::string text = PrometheusText(m, "tiny");
+  EXPECT_DOUBLE_EQ(SampleValue(text, "hwinfer:peak_flops_per_second{peak=\"spec\",dtype=\"int8\","),
+                   1.792e12);
+  EXPECT_DOUBLE_EQ(
+      SampleValue(text, "hwinfer:peak_flops_per_second{peak=\"measured\",dtype=\"q8_0\","), 9.5e10);
+  EXPECT_DOUBLE_EQ(SampleValue(text, "hwinfer:peak_bandwidth_bytes_per_second{peak=\"spec\","),
+                   51.2e9);
+  EXPECT_DOUBLE_EQ(SampleValue(text, "hwinfer:peak_bandwidth_bytes_per_second{peak=\"measured\","),
+                   4.5e10);
+  EXPECT_DOUBLE_EQ(SampleValue(text, "hwinfer:decode_mfu{peak=\"measured\","), 1.5);
+  const size_t warning = text.find(
+      "\n# hwinfer: warning: decode MFU 150% exceeds 100% of the "
+      "measured q8_0 matmul peak 95.0 GFLOP/s (probe at m=512 n=512 k=512): ");
+  EXPECT_NE(warning, std::string::npos) << text;
+  EXPECT_EQ(text.find("prefill MFU"), std::string::npos) << "50% needs no warning";
+  // Under 100% everywhere: no warning at all.
+  m.decode_window.mfu_measured = 1.0;
+  EXPECT_EQ(PrometheusText(m, "tiny").find("warning"), std::string::npos);
 }
 
 TEST(PrometheusText, LabelValuesAreEscaped) {

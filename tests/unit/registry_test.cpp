@@ -12,8 +12,6 @@
 #include <fstream>
 #include <string>
 
-#include "hwinfer/probe.h"
-
 namespace hwinfer {
 namespace {
 
@@ -163,26 +161,6 @@ TEST(Registry, OpenReturnsTheSameDeviceAndHandlesOutliveRegistry) {
   ASSERT_TRUE(mapped.ok());
   static_cast<uint8_t*>(*mapped)[4095] = 42;
   EXPECT_EQ(buffer.size_bytes(), 4096u);
-}
-
-TEST(Probe, CpuDeviceMeasuresPositiveBandwidthAndFlops) {
-  auto registry = RegistryFromYaml("backends:\n  - name: cpu\n");
-  ASSERT_TRUE(registry.ok());
-  auto device = registry->Open(registry->devices()[0]);
-  ASSERT_TRUE(device.ok());
-  ProbeOptions options;
-  options.bandwidth_bytes = 4 << 20;
-  options.bandwidth_iterations = 1;
-  options.gemm_size = 64;
-  options.repetitions = 3;
-  auto result = ProbeDevice(*device, options);
-  ASSERT_TRUE(result.ok()) << result.status().ToString();
-  EXPECT_TRUE(result->read_bandwidth.measured);
-  EXPECT_GT(result->read_bandwidth.value, 0);
-  EXPECT_EQ(result->read_bandwidth.samples.size(), 3u);
-  EXPECT_GT(result->copy_bandwidth.value, 0);
-  EXPECT_TRUE(result->gemm_f32.measured);
-  EXPECT_GT(result->gemm_f32.value, 0);
 }
 
 TEST(DeviceInfo, UuidStringIsCanonicalAndEmptyWithoutUuid) {

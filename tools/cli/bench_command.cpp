@@ -80,9 +80,9 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
   if (bench.run_options.on_progress) EndProgressLine(progress);
   if (!result.ok()) return ReportError(result.status());
 
+  // The table names its MBU/MFU peaks and ends that section with any warning about them.
   fmt::print("{}", SummaryTable(result->summary));
   std::fflush(stdout);
-  WarnImplausibleUtilization(result->summary);
   const std::string json_out = options.json_out.empty() ? bench.config.json_out : options.json_out;
   const std::string csv_prefix =
       options.csv_prefix.empty() ? bench.config.csv_prefix : options.csv_prefix;

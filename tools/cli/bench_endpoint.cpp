@@ -233,6 +233,11 @@ int RunBenchEndpoint(const BenchOptions& options) {
     fmt::print("MBU from outside: {:.1f}% ({} per token / TPOT against {})\n",
                mbu["mbu"].get<double>() * 100, FormatBytes(mbu["bytes_per_token"].get<double>()),
                FormatBandwidth(peak_bandwidth));
+    PeakRates peaks;
+    peaks.spec_bandwidth_bytes_per_s = peak_bandwidth;
+    peaks.spec_source = options.flags.hardware_file;
+    PrintWarnings(UtilisationWarnings(
+        {{"MBU from outside", PeakKind::kSpecBandwidth, mbu["mbu"].get<double>()}}, peaks));
   }
   int64_t failed = 0;
   for (const RequestRecord& r : records) {

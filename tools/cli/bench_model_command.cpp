@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "hwinfer/generate.h"
+#include "hwinfer/metrics.h"
 #include "hwinfer/probe.h"
 #include "hwinfer/text_escape.h"
 #include "hwinfer/workload.h"
@@ -82,13 +83,14 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
   const double decode_tps = tpot_s > 0 ? static_cast<double>(b) / tpot_s : 0;
   const double mbu = tpot_s > 0 && bandwidth > 0 ? step_bytes / tpot_s / bandwidth : 0;
   const double mbu_spec = tpot_s > 0 && spec > 0 ? step_bytes / tpot_s / spec : 0;
-  if (mbu_spec > 1.0) {
-    fmt::print(stderr,
-               "hwinfer: warning: decode MBU is {:.0f}% of the spec peak bandwidth: more bytes per "
-               "second than the spec allows, so the declared peak (hardware file or plugin) is "
-               "too low\n",
-               100.0 * mbu_spec);
-  }
+  PeakRates peaks;
+  peaks.spec_bandwidth_bytes_per_s = spec;
+  peaks.spec_source = (*opened)->device->info().spec_source;
+  peaks.measured_bandwidth_bytes_per_s = bandwidth;
+  peaks.measured_bandwidth_probe_bytes = BandwidthProbeBytes(*(*opened)->device, probe_options);
+  PrintWarnings(UtilisationWarnings({{"decode MBU", PeakKind::kMeasuredBandwidth, mbu},
+                                     {"decode MBU", PeakKind::kSpecBandwidth, mbu_spec}},
+                                    peaks));
 
   if (options.json) {
     nlohmann::json out = {{"model", shape.name},

@@ -172,12 +172,6 @@ void EndProgressLine(bool enabled) {
   if (enabled && ::isatty(::fileno(stderr)) != 0) fmt::print(stderr, "\n");
 }
 
-void WarnImplausibleUtilization(const RunSummary& summary) {
-  for (const std::string& line : ImplausibleUtilization(summary)) {
-    fmt::print(stderr, "hwinfer: warning: {}\n", line);
-  }
-}
-
 Status WriteTextFile(const std::string& path, const std::string& text) {
   std::error_code ec;
   const fs::path parent = fs::path(path).parent_path();

@@ -67,9 +67,6 @@ std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const s
 // Ends the progress line (a newline) when one was drawn.
 void EndProgressLine(bool enabled);
 
-// "hwinfer: warning: ..." on stderr for each ImplausibleUtilization line of |summary|.
-void WarnImplausibleUtilization(const RunSummary& summary);
-
 // Writes |text| to |path|, creating its parent folders. Errors name the path.
 Status WriteTextFile(const std::string& path, const std::string& text);
 

@@ -23,6 +23,13 @@ int ReportError(const Status& status) {
   return kExitError;
 }
 
+void PrintWarnings(const std::vector<std::string>& lines, const std::string& prefix) {
+  if (!lines.empty()) std::fflush(stdout);  // after the figures they are about
+  for (const std::string& line : lines) {
+    std::fprintf(stderr, "hwinfer: warning: %s%s\n", prefix.c_str(), line.c_str());
+  }
+}
+
 StatusOr<Registry> BuildRegistry(const GlobalOptions& options) {
   if (!options.log_level.empty()) {
     HWINFER_ASSIGN_OR_RETURN(LogLevel level, ParseLogLevel(options.log_level));
@@ -91,17 +98,6 @@ std::string FormatBytes(double bytes) {
     ++unit;
   }
   return fmt::format("{:.1f} {}", bytes, units[unit]);
-}
-
-std::string FormatBandwidth(double bytes_per_s) {
-  if (bytes_per_s <= 0) return "unknown";
-  return fmt::format("{:.1f} GB/s", bytes_per_s / 1e9);
-}
-
-std::string FormatFlops(double flops_per_s) {
-  if (flops_per_s <= 0) return "unknown";
-  if (flops_per_s >= 1e12) return fmt::format("{:.2f} TFLOP/s", flops_per_s / 1e12);
-  return fmt::format("{:.1f} GFLOP/s", flops_per_s / 1e9);
 }
 
 }  // namespace hwinfer::cli

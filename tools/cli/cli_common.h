@@ -28,6 +28,10 @@ constexpr int kExitError = 1;
 // Prints "hwinfer: error: <status message>" to stderr and returns kExitError.
 int ReportError(const Status& status);
 
+// Prints "hwinfer: warning: <prefix><line>" to stderr for each of |lines| (UtilisationWarnings of
+// the MBU/MFU figures the command printed).
+void PrintWarnings(const std::vector<std::string>& lines, const std::string& prefix = "");
+
 // Applies --log-level / the config's level / HWINFER_LOG_LEVEL, then loads the registry from the
 // config file, or from every plugin on the search path when there is none.
 StatusOr<Registry> BuildRegistry(const GlobalOptions& options);
@@ -41,10 +45,9 @@ std::optional<int64_t> ParseDecimal(const std::string& text);
 // text or an empty item ("1,,2", ",") is an error naming |flag|, the item and the expected form.
 StatusOr<std::vector<int32_t>> ParseTokenIds(const std::string& text, const std::string& flag);
 
-// Human-readable byte counts and rates: "23.4 GiB", "41.2 GB/s", "1.23 TFLOP/s".
+// Human-readable byte counts: "23.4 GiB" (rates: FormatBandwidth and FormatFlops in
+// hwinfer/metrics.h).
 std::string FormatBytes(double bytes);
-std::string FormatBandwidth(double bytes_per_s);
-std::string FormatFlops(double flops_per_s);
 
 // A model shape given as a YAML path or a name: ./configs/models/NAME.yaml, then the installed
 // <prefix>/share/hwinfer/models/, then the source tree's configs/models/.

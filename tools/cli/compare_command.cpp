@@ -2,7 +2,8 @@
 // (the JSON `hwinfer bench --json` writes: vLLM's flat keys, "phases", "env", "hardware") and
 // sweep files (`hwinfer sweep --json`: {"config", "points"}), prints them side by side (label,
 // device, median TPOT ms, output tok/s, decode MBU % and prefill MFU % of the spec peaks; a
-// `bench --endpoint` result shows its endpoint and its MBU from outside), and
+// `bench --endpoint` result shows its endpoint and its MBU from outside; a figure above 100% is
+// followed by a warning naming the peak from the file's "hardware" section), and
 // with -o runs tools/plot_results.py (with $HWINFER_PYTHON, else the first python3 that has
 // matplotlib) to draw throughput_latency, roofline and mbu (.png, .svg).
 // It only reads the few keys it shows; a file missing one is an error naming the file and key.
@@ -20,6 +21,7 @@
 
 #include "commands.h"
 #include "hwinfer/input_file.h"
+#include "hwinfer/metrics.h"
 
 extern char** environ;
 
@@ -31,7 +33,15 @@ namespace fs = std::filesystem;
 struct Row {
   std::string label, device;
   double median_tpot_ms = 0, output_throughput = 0, decode_mbu_spec = 0, prefill_mfu_spec = 0;
+  PeakRates peaks;  // from the file's "hardware" section, for naming them in warnings
 };
+
+// The "hardware" section of a bench result (or of a sweep's "config"); an empty object when the
+// file has none.
+nlohmann::json HardwareOf(const nlohmann::json& holder) {
+  if (holder.contains("hardware") && holder["hardware"].is_object()) return holder["hardware"];
+  return nlohmann::json::object();
+}
 
 // The number at |path| (keys separated by '.') in |json|; InvalidArgument naming |file| and the
 // first missing key.
@@ -71,8 +81,11 @@ std::string DeviceOf(const nlohmann::json& env_holder) {
 }
 
 StatusOr<Row> ReadRow(const nlohmann::json& summary, const std::string& file, std::string label,
-                      std::string device) {
-  Row row{std::move(label), std::move(device)};
+                      std::string device, const nlohmann::json& hardware) {
+  Row row;
+  row.label = std::move(label);
+  row.device = std::move(device);
+  row.peaks = PeakRatesFromJson(hardware);
   HWINFER_ASSIGN_OR_RETURN(row.median_tpot_ms, NumberAt(summary, "median_tpot_ms", file));
   HWINFER_ASSIGN_OR_RETURN(row.output_throughput, NumberAt(summary, "output_throughput", file));
   HWINFER_ASSIGN_OR_RETURN(row.decode_mbu_spec, NumberAt(summary, "phases.decode.mbu_spec", file));
@@ -82,6 +95,8 @@ StatusOr<Row> ReadRow(const nlohmann::json& summary, const std::string& file, st
   // article's, from TPOT.
   if (summary.contains("mbu_outside")) {
     HWINFER_ASSIGN_OR_RETURN(row.decode_mbu_spec, NumberAt(summary, "mbu_outside.mbu", file));
+    HWINFER_ASSIGN_OR_RETURN(row.peaks.spec_bandwidth_bytes_per_s,
+                             NumberAt(summary, "mbu_outside.peak_bandwidth_bytes_per_s", file));
   }
   return row;
 }
@@ -105,13 +120,13 @@ Status ReadFileRows(const std::string& file, std::vector<Row>& rows) {
     const std::string device = DeviceOf(config);
     for (const nlohmann::json& point : json["points"]) {
       HWINFER_ASSIGN_OR_RETURN(const double batch, NumberAt(point, "batch", file));
-      HWINFER_ASSIGN_OR_RETURN(Row row,
-                               ReadRow(point, file, fmt::format("{} b={}", stem, batch), device));
+      HWINFER_ASSIGN_OR_RETURN(Row row, ReadRow(point, file, fmt::format("{} b={}", stem, batch),
+                                                device, HardwareOf(config)));
       rows.push_back(std::move(row));
     }
     return Status::Ok();
   }
-  HWINFER_ASSIGN_OR_RETURN(Row row, ReadRow(json, file, stem, DeviceOf(json)));
+  HWINFER_ASSIGN_OR_RETURN(Row row, ReadRow(json, file, stem, DeviceOf(json), HardwareOf(json)));
   rows.push_back(std::move(row));
   return Status::Ok();
 }
@@ -218,6 +233,13 @@ int RunCompare(const CompareOptions& options) {
     fmt::print("{:<{}}  {:<{}}  {:>14.2f}  {:>12.1f}  {:>14.1f}  {:>15.1f}\n", row.label,
                label_width, row.device, device_width, row.median_tpot_ms, row.output_throughput,
                100.0 * row.decode_mbu_spec, 100.0 * row.prefill_mfu_spec);
+  }
+  for (const Row& row : rows) {
+    PrintWarnings(
+        UtilisationWarnings({{"decode MBU", PeakKind::kSpecBandwidth, row.decode_mbu_spec},
+                             {"prefill MFU", PeakKind::kSpecFlops, row.prefill_mfu_spec}},
+                            row.peaks),
+        row.label + ": ");
   }
   if (options.out_dir.empty()) return 0;
   auto script = FindPlotScript();

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "cli_common.h"
+#include "hwinfer/metrics.h"
 
 namespace hwinfer::cli {
 

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "device_json.h"
 #include "hwinfer/log.h"
+#include "hwinfer/metrics.h"
 #include "hwinfer/probe.h"
 #include "hwinfer/text_escape.h"
 

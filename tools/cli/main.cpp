@@ -127,13 +127,13 @@ void AddDevicesCommand(CLI::App& app, const GlobalOptions& global, int& exit_cod
 
 void AddProbeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<ProbeCommandOptions>();
-  CLI::App* command =
-      app.add_subcommand("probe", "Measure read/copy bandwidth and f32 GEMM FLOP/s per device");
+  CLI::App* command = app.add_subcommand(
+      "probe", "Measure read/copy bandwidth and matmul FLOP/s per weight dtype per device");
   command->add_option("--device", options->device, "Index, backend:ordinal, name or UUID");
   command->add_flag("--json", options->json, "Print JSON");
   command->add_option("--size-mib", options->size_mib, "Bandwidth working set in MiB")
       ->check(IntegerIn(1, 65536));
-  command->add_option("--gemm-size", options->gemm_size, "GEMM m = n = k")
+  command->add_option("--gemm-size", options->gemm_size, "Matmul m = n = k (prefill-shaped)")
       ->check(IntegerIn(1, 16384));
   command->add_option("--repetitions", options->repetitions, "Timed launches (median reported)")
       ->check(IntegerIn(1, 1000));

@@ -1,12 +1,20 @@
 // probe_command.cpp — `hwinfer probe [--device D] [--json]`: measured read and copy bandwidth and
-// f32 GEMM FLOP/s per device (hwinfer/probe.h), beside the spec peaks when they are known.
+// the matmul FLOP/s of every weight dtype the executor computes with (f32, f16, bf16 through gemm;
+// q8_0, q4_0, q4_k through matmul_quantized; hwinfer/probe.h) per device, beside the spec peaks
+// when they are known. A dtype the device cannot run is listed as not measured, with the reason.
 #include <fmt/format.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "commands.h"
 #include "device_json.h"
+#include "hwinfer/bench_runner.h"
+#include "hwinfer/metrics.h"
 #include "hwinfer/probe.h"
+#include "hwinfer/tensor_view.h"
 
 namespace hwinfer::cli {
 namespace {
@@ -17,9 +25,105 @@ nlohmann::json MeasurementJson(const ProbeMeasurement& m, const char* unit_key) 
   return out;
 }
 
-std::string Percent(double measured, double spec) {
+const char* KernelName(uint32_t kernel) {
+  return kernel == HWINFER_KERNEL_GEMM ? "gemm" : "matmul_quantized";
+}
+
+// " (88% of the spec int8 peak)", " (12% of the spec f32 peak: no int8 figure)", or "" when
+// either figure is unknown.
+std::string OfSpec(double measured, double spec, const std::string& spec_name) {
   if (measured <= 0 || spec <= 0) return "";
-  return fmt::format(" ({:.0f}% of spec)", 100.0 * measured / spec);
+  return fmt::format(" ({:.0f}% of the {})", 100.0 * measured / spec, spec_name);
+}
+
+void PrintLine(const std::string& what, const ProbeMeasurement& m, const std::string& value) {
+  if (m.measured) {
+    fmt::print("  {:<16} {}\n", what, value);
+  } else {
+    fmt::print("  {:<16} not measured: {}\n", what, m.reason);
+  }
+}
+
+// The warnings for every measured figure above its spec peak, one line per spec figure exceeded.
+std::vector<std::string> AboveSpecWarnings(const DeviceInfo& info, const ProbeResult& result) {
+  const double bandwidth = info.spec_peak_bandwidth_bytes_per_s;
+  std::vector<std::string> lines =
+      UtilisationWarnings({{"measured read bandwidth", PeakKind::kSpecBandwidth,
+                            bandwidth > 0 ? result.read_bandwidth.value / bandwidth : 0},
+                           {"measured copy bandwidth", PeakKind::kSpecBandwidth,
+                            bandwidth > 0 ? result.copy_bandwidth.value / bandwidth : 0}},
+                          SpecPeaks(info, HWINFER_DTYPE_F32));
+  // Dtypes read against the same spec figure share a line (its PeakRates from a dtype that
+  // computes in that figure, so the line names the figure alone).
+  std::map<uint32_t, std::vector<UtilisationFigure>> by_figure;
+  for (const MatmulPeak& peak : result.matmul) {
+    const PeakRates spec = SpecPeaks(info, peak.weight_dtype);
+    if (spec.spec_flops <= 0) continue;
+    by_figure[spec.spec_flops_dtype].push_back(
+        {fmt::format("measured {} matmul", DtypeName(peak.weight_dtype)), PeakKind::kSpecFlops,
+         peak.flops.value / spec.spec_flops});
+  }
+  for (const auto& [figure, figures] : by_figure) {
+    const uint32_t computes_in = figure == HWINFER_DTYPE_I8 ? HWINFER_DTYPE_Q8_0 : figure;
+    for (std::string& line : UtilisationWarnings(figures, SpecPeaks(info, computes_in))) {
+      lines.push_back(std::move(line));
+    }
+  }
+  return lines;
+}
+
+// Prints one device's results as text, then a warning for each measured figure above its spec.
+void PrintDevice(const RegisteredDevice& target, const ProbeResult& result,
+                 uint64_t bandwidth_bytes) {
+  const DeviceInfo& info = target.info;
+  fmt::print("{} ({})\n", target.id(), info.name);
+  for (const auto& [what, m] : {std::pair{"read bandwidth", &result.read_bandwidth},
+                                std::pair{"copy bandwidth", &result.copy_bandwidth}}) {
+    PrintLine(what, *m,
+              FormatBandwidth(m->value) +
+                  OfSpec(m->value, info.spec_peak_bandwidth_bytes_per_s, "spec bandwidth"));
+  }
+  fmt::print(
+      "  (bandwidth over {:.0f} MiB; matmul FLOP/s = 2*m*n*k per launch, F32 activations "
+      "x weights of each dtype, the kernel the executor runs for them)\n",
+      static_cast<double>(bandwidth_bytes) / (1 << 20));
+  for (const MatmulPeak& peak : result.matmul) {
+    const PeakRates spec = SpecPeaks(info, peak.weight_dtype);
+    const uint32_t computes_in = SpecFlopsDtypeOf(peak.weight_dtype);
+    std::string spec_name = fmt::format("spec {} peak", SpecDtypeName(spec.spec_flops_dtype));
+    if (spec.spec_flops_dtype != computes_in) {
+      spec_name += fmt::format(": no {} figure", SpecDtypeName(computes_in));
+    }
+    PrintLine(fmt::format("{} matmul", DtypeName(peak.weight_dtype)), peak.flops,
+              fmt::format("{:<16} ({}, m={} n={} k={}){}", FormatFlops(peak.flops.value),
+                          KernelName(peak.kernel), peak.m, peak.n, peak.k,
+                          OfSpec(peak.flops.value, spec.spec_flops, spec_name)));
+  }
+  for (const std::string& line : AboveSpecWarnings(info, result)) {
+    fmt::print("  warning: {}\n", line);
+  }
+}
+
+nlohmann::json DeviceJson(const RegisteredDevice& target, const ProbeResult& result,
+                          uint64_t bandwidth_bytes) {
+  nlohmann::json matmul = nlohmann::json::object();
+  for (const MatmulPeak& peak : result.matmul) {
+    const PeakRates spec = SpecPeaks(target.info, peak.weight_dtype);
+    nlohmann::json entry = MeasurementJson(peak.flops, "flops_per_s");
+    entry.update({{"kernel", KernelName(peak.kernel)},
+                  {"m", peak.m},
+                  {"n", peak.n},
+                  {"k", peak.k},
+                  {"spec_flops_per_s", spec.spec_flops},
+                  {"spec_flops_dtype", SpecDtypeName(spec.spec_flops_dtype)}});
+    matmul[DtypeName(peak.weight_dtype)] = std::move(entry);
+  }
+  return {{"id", target.id()},
+          {"info", DeviceInfoJson(target.info)},
+          {"read_bandwidth", MeasurementJson(result.read_bandwidth, "bytes_per_s")},
+          {"copy_bandwidth", MeasurementJson(result.copy_bandwidth, "bytes_per_s")},
+          {"bandwidth_working_set_bytes", bandwidth_bytes},
+          {"matmul", std::move(matmul)}};
 }
 
 }  // namespace
@@ -47,33 +151,9 @@ int RunProbe(const GlobalOptions& global, const ProbeCommandOptions& options) {
     if (!device.ok()) return ReportError(device.status());
     auto result = ProbeDevice(*device, probe_options);
     if (!result.ok()) return ReportError(result.status().WithContext(target->id()));
-    const DeviceInfo& info = target->info;
-    if (!options.json) {
-      fmt::print("{} ({})\n", target->id(), info.name);
-      auto line = [](const char* what, const ProbeMeasurement& m, const std::string& value,
-                     const std::string& percent) {
-        if (m.measured) {
-          fmt::print("  {:<16} {}{}\n", what, value, percent);
-        } else {
-          fmt::print("  {:<16} not measured: {}\n", what, m.reason);
-        }
-      };
-      line("read bandwidth", result->read_bandwidth, FormatBandwidth(result->read_bandwidth.value),
-           Percent(result->read_bandwidth.value, info.spec_peak_bandwidth_bytes_per_s));
-      line("copy bandwidth", result->copy_bandwidth, FormatBandwidth(result->copy_bandwidth.value),
-           Percent(result->copy_bandwidth.value, info.spec_peak_bandwidth_bytes_per_s));
-      line("gemm f32", result->gemm_f32, FormatFlops(result->gemm_f32.value),
-           Percent(result->gemm_f32.value, info.spec_peak_flops_f32));
-    }
-    nlohmann::json entry = {
-        {"id", target->id()},
-        {"info", DeviceInfoJson(info)},
-        {"read_bandwidth", MeasurementJson(result->read_bandwidth, "bytes_per_s")},
-        {"copy_bandwidth", MeasurementJson(result->copy_bandwidth, "bytes_per_s")},
-        {"gemm_f32", MeasurementJson(result->gemm_f32, "flops_per_s")}};
-    entry["gemm_f32"]["size"] = options.gemm_size;
-    entry["bandwidth_working_set_bytes"] = probe_options.bandwidth_bytes;
-    out["devices"].push_back(entry);
+    const uint64_t bandwidth_bytes = BandwidthProbeBytes(**device, probe_options);
+    if (!options.json) PrintDevice(*target, *result, bandwidth_bytes);
+    out["devices"].push_back(DeviceJson(*target, *result, bandwidth_bytes));
   }
   if (options.json) fmt::print("{}\n", out.dump(2));
   return 0;

@@ -5,7 +5,8 @@
 // work; arrivals as the config says, offline by default; a dataset's prompts repeat when a point
 // needs more than it has), on one device opened once, and prints one
 // row per point: batch, output tok/s, median TPOT (ms), median TTFT (ms), mean E2E (ms), decode MBU
-// (% of the spec peak bandwidth; of the measured peak when no spec is known). The JSON is
+// (% of the spec peak bandwidth; of the measured peak when no spec is known), and on stderr a
+// warning for each point whose MBU or MFU exceeds a peak (UtilisationWarnings). The JSON is
 // {"config": {...}, "points": [{"batch": b, <SummaryToJson keys>}, ...]}, which `hwinfer compare`
 // and tools/plot_results.py read.
 #include <fmt/format.h>
@@ -66,7 +67,7 @@ int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
                s.output_throughput, s.tpot_ms.median, s.ttft_ms.median, s.e2el_ms.mean,
                DecodeMbuPercent(s));
     std::fflush(stdout);
-    WarnImplausibleUtilization(s);
+    PrintWarnings(UtilisationWarnings(s), fmt::format("batch {}: ", batch));
     csv += fmt::format("{},{},{},{},{},{}\n", batch, s.output_throughput, s.tpot_ms.median,
                        s.ttft_ms.median, s.e2el_ms.mean, DecodeMbuPercent(s));
     nlohmann::json point = SummaryToJson(s);

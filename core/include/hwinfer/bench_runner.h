@@ -42,7 +42,7 @@ struct BenchRunOptions {
   std::string model_path;
   std::optional<HardwareSpec> hardware;       // spec peaks (else the device's own spec, if any)
   double measured_bandwidth_bytes_per_s = 0;  // from the probe; 0 = run it
-  double measured_flops = 0;
+  double measured_flops = 0;                  // of the model's weight dtype's matmul; 0 = probe it
   // False: no probe; MBU and MFU against the measured peaks are 0 (unknown) unless given above.
   bool probe_peaks = true;
   std::function<void(const BenchProgress&)> on_progress;  // called after each step
@@ -90,9 +90,19 @@ StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(const BenchConfig& conf
 // |info| with the peaks of |hardware| (when given) in place of the device's own.
 DeviceInfo WithHardwareSpec(DeviceInfo info, const std::optional<HardwareSpec>& hardware);
 
-// The peaks a run's MBU and MFU are measured against: spec from |hardware|, else the device's own,
-// at the model's weight type; measured = |measured_bandwidth| / |measured_flops| when > 0, else
-// (with |probe|) from a short probe of the device (64 MiB, 3 repetitions).
+// The spec peaks of |spec| for a model whose matmul weights are |weight_dtype|: bandwidth, and the
+// FLOP/s figure of the dtype that work computes in (SpecFlopsDtypeOf: F32/F16/BF16 weights their
+// own, block-quantized weights int8 ops/s); when the spec lacks that figure, the one a device
+// without it computes in, as the simulated backend prices it: int8 -> f16 -> f32, f16/bf16 -> f32
+// (the description then says which figure was missing).
+PeakRates SpecPeaks(const DeviceInfo& spec, uint32_t weight_dtype);
+
+// The peaks a run's MBU and MFU are measured against: spec from |hardware|, else the device's own
+// (SpecPeaks at the model's weight dtype); measured = |measured_bandwidth| / |measured_flops| when
+// > 0, else (with |probe|) from a short probe of the device: read bandwidth over 64 MiB and the
+// matmul of the model's weight dtype at its prefill shape, m = 512 tokens, n = k = d_model
+// (MeasureMatmulPeak), 3 repetitions each.
+// A matmul the probe cannot time leaves the measured FLOP/s unknown (0) with a warning.
 StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const LlamaModel& model,
                                const std::optional<HardwareSpec>& hardware, bool probe,
                                double measured_bandwidth, double measured_flops);

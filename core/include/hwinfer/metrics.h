@@ -12,7 +12,9 @@
 //   Per step: bytes, FLOPs (counted by the core, hwinfer/kernel_cost.h) and phase: prefill (only
 //   prefill tokens), decode (only decode tokens), mixed. Per phase:
 //     MBU = sum(bytes) / sum(step time) / peak bandwidth, MFU = sum(flops) / sum(step time) / peak
-//   against the spec peak and against the measured peak (0 when that peak is unknown).
+//   against the spec peak and against the measured peak (0 when that peak is unknown). The FLOP/s
+//   peaks are those of the work the model does: its weight dtype's matmul as probed, and the spec
+//   figure of the dtype that matmul computes in (PeakRates).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "hwinfer/plugin.h"
 #include "hwinfer/status.h"
 
 namespace hwinfer {
@@ -53,11 +56,26 @@ struct StepRecord {
   StepPhase phase() const;     // from the token counts
 };
 
+// m x n x k of a matmul (2*m*n*k FLOPs).
+struct MatmulShape {
+  int64_t m = 0, n = 0, k = 0;
+};
+
+// The ceilings MBU and MFU are measured against, and what each one is: every report that prints a
+// utilisation can name its peak.
 struct PeakRates {
   double spec_bandwidth_bytes_per_s = 0;  // 0 = unknown
-  double spec_flops = 0;                  // at the model's compute dtype
+  double spec_flops = 0;                  // the spec figure of spec_flops_dtype
   double measured_bandwidth_bytes_per_s = 0;
-  double measured_flops = 0;
+  double measured_flops = 0;  // the probed matmul with weights of flops_weight_dtype
+  // The weight dtype of the matmuls that do the run's FLOPs (the model's): the measured FLOP/s
+  // peak is the probe of exactly that matmul, the spec peak the figure of the dtype it computes
+  // in: HWINFER_DTYPE_F32 | F16 | BF16, or I8 (int8 ops/s) for the block-quantized types.
+  uint32_t flops_weight_dtype = HWINFER_DTYPE_F32;
+  uint32_t spec_flops_dtype = HWINFER_DTYPE_F32;
+  std::string spec_source;           // where the spec peaks come from ("" = unknown)
+  MatmulShape measured_flops_probe;  // the matmul probe's shape; m = 0: given, not probed
+  uint64_t measured_bandwidth_probe_bytes = 0;  // the read probe's working set; 0 = given
 };
 
 // SLOs for goodput, in milliseconds; 0 = no limit on that metric.
@@ -99,6 +117,7 @@ struct RunSummary {
   int64_t peak_kv_blocks = 0, peak_kv_tokens = 0;
   double mean_kv_blocks = 0, mean_kv_tokens = 0;
   int64_t kv_capacity_blocks = 0, kv_block_size = 0;
+  PeakRates peaks;  // what the utilisations above are against (not part of SummaryToJson)
 };
 
 struct SummaryInputs {
@@ -114,10 +133,53 @@ struct SummaryInputs {
 // 0 when nothing completed.
 RunSummary SummarizeRun(const SummaryInputs& inputs);
 
-// One line per phase whose MBU or MFU against the spec peak is above 100%: more bytes or FLOPs
-// per second than the hardware can do means the declared peak (hardware file or plugin) is wrong
-// — a unit slip, not a result. Empty when every figure is plausible.
-std::vector<std::string> ImplausibleUtilization(const RunSummary& summary);
+// ---- utilisation reports (utilisation.cpp) ----
+// Every place that prints an MBU or MFU prints UtilisationWarnings of what it printed with it, so
+// no figure above 100% stands without a line naming the peak it exceeds and why it can.
+
+enum class PeakKind { kSpecBandwidth, kMeasuredBandwidth, kSpecFlops, kMeasuredFlops };
+
+// One printed utilisation: |label| ("decode MBU") is |ratio| of the |peak| of a PeakRates.
+struct UtilisationFigure {
+  std::string label;
+  PeakKind peak = PeakKind::kSpecBandwidth;
+  double ratio = 0;
+};
+
+// The peak, its value and its origin, e.g. "measured q8_0 matmul peak 95.0 GFLOP/s (probe at
+// m=512 n=2048 k=2048)", "spec int8 peak 1.79 TFLOP/s (hardware/generic-cpu.yaml)", "measured read
+// bandwidth 45.1 GB/s (probe over 64.0 MiB)".
+std::string PeakDescription(const PeakRates& peaks, PeakKind kind);
+
+// One line per peak that any of |figures| exceeds (ratio > 1): the figures, the peak
+// (PeakDescription) and why a figure can exceed it. Empty when none does.
+std::vector<std::string> UtilisationWarnings(const std::vector<UtilisationFigure>& figures,
+                                             const PeakRates& peaks);
+// The four figures of one phase: "<phase> MBU" and "<phase> MFU" against the spec and measured
+// peaks.
+std::vector<UtilisationFigure> PhaseFigures(const std::string& phase, const PhaseMetrics& metrics);
+// UtilisationWarnings of every phase of |summary| (prefill, decode, mixed, all), against
+// summary.peaks.
+std::vector<std::string> UtilisationWarnings(const RunSummary& summary);
+
+// The "hardware" section of a result file: the peaks and what they are (peak_bandwidth_bytes_per_s,
+// peak_flops, peak_flops_dtype ("f32" | "f16" | "bf16" | "int8": the spec figure used),
+// measured_bandwidth_bytes_per_s, measured_flops, measured_flops_dtype (the weight dtype whose
+// matmul was probed), measured_flops_probe {m, n, k} (m 0: given, not probed),
+// measured_bandwidth_probe_bytes, spec_source).
+nlohmann::json PeakRatesJson(const PeakRates& peaks);
+// The inverse; a key missing (a file from before a key existed) leaves its default.
+PeakRates PeakRatesFromJson(const nlohmann::json& hardware);
+
+// "f32" | "f16" | "bf16" | "int8": a spec FLOP/s figure's dtype as hardware files name it.
+const char* SpecDtypeName(uint32_t dtype);
+// The dtype matmuls with |weight_dtype| weights compute in: F32/F16/BF16 their own, a block type
+// HWINFER_DTYPE_I8 (integer dot products).
+uint32_t SpecFlopsDtypeOf(uint32_t weight_dtype);
+
+// "51.2 GB/s"; "181.8 GFLOP/s", "1.79 TFLOP/s"; "unknown" for a rate <= 0.
+std::string FormatBandwidth(double bytes_per_s);
+std::string FormatFlops(double flops_per_s);
 
 // vLLM benchmark keys, flat: duration, completed, failed, total_input_tokens,
 // total_output_tokens, request_throughput, output_throughput, total_token_throughput,
@@ -132,7 +194,9 @@ StatusOr<RunSummary> SummaryFromJson(const nlohmann::json& json);
 // One header row + one row per request / per step (for --csv).
 std::string RequestsCsv(const std::vector<RequestRecord>& requests);
 std::string StepsCsv(const std::vector<StepRecord>& steps);
-// The summary table as printed at the end of a bench (plain text, aligned) and as Markdown.
+// The summary table as printed at the end of a bench (plain text, aligned) and as Markdown; each
+// names the peaks its MBU and MFU columns are against and ends that section with the
+// UtilisationWarnings of the run.
 std::string SummaryTable(const RunSummary& summary);
 std::string SummaryMarkdown(const RunSummary& summary);
 

@@ -1,7 +1,9 @@
 // hwinfer/prometheus_text.h — a serving engine's metrics in Prometheus' text exposition format
 // (version 0.0.4), under vLLM's metric names so dashboards and scrapers built for vLLM read
-// hwinfer unchanged, plus hwinfer's own utilisation gauges under `hwinfer:`. Every sample carries
-// the label model_name.
+// hwinfer unchanged, plus hwinfer's own utilisation gauges under `hwinfer:` with the peaks they are
+// against (hwinfer:peak_*); a utilisation above 1 comes with a `# hwinfer: warning: ...` comment
+// line naming the peak it exceeds (UtilisationWarnings). Every sample carries the label
+// model_name.
 #pragma once
 
 #include <string>

@@ -51,6 +51,7 @@ struct ServingMetrics {
   // 0 when no step of that phase ran in the window or the peak is unknown.
   PhaseMetrics prefill_window, decode_window;
   double window_seconds = 0;
+  PeakRates peaks;  // what the window utilisations are against
 };
 
 }  // namespace hwinfer

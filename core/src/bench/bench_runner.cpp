@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_model.h"
@@ -66,21 +67,6 @@ StatusOr<uint32_t> ParseKvDtype(const std::string& name) {
 // The weight dtype that dominates the model's FLOPs (its layer matrices).
 uint32_t ModelWeightType(const LlamaModel& model) {
   return model.layers().empty() ? HWINFER_DTYPE_F32 : model.layers().front().wq->ggml_type;
-}
-
-// Spec FLOP/s for the dtype the model's matmuls run in (int8 dots for the block-quantized types
-// where the spec gives it, else f16).
-double SpecFlopsFor(uint32_t weight_type, const DeviceInfo& info) {
-  switch (weight_type) {
-    case HWINFER_DTYPE_F32:
-      return info.spec_peak_flops_f32;
-    case HWINFER_DTYPE_BF16:
-      return info.spec_peak_flops_bf16;
-    case HWINFER_DTYPE_F16:
-      return info.spec_peak_flops_f16;
-    default:  // block-quantized
-      return info.spec_peak_flops_int8 > 0 ? info.spec_peak_flops_int8 : info.spec_peak_flops_f16;
-  }
 }
 
 // The KV tokens the longest request that can run needs (prompt + output - 1: the last token is
@@ -242,30 +228,73 @@ DeviceInfo WithHardwareSpec(DeviceInfo info, const std::optional<HardwareSpec>& 
   return info;
 }
 
+PeakRates SpecPeaks(const DeviceInfo& spec, uint32_t weight_dtype) {
+  PeakRates peaks;
+  peaks.spec_bandwidth_bytes_per_s = spec.spec_peak_bandwidth_bytes_per_s;
+  peaks.spec_source = spec.spec_source;
+  peaks.flops_weight_dtype = weight_dtype;
+  auto figure = [&spec](uint32_t dtype) {
+    switch (dtype) {
+      case HWINFER_DTYPE_F16:
+        return spec.spec_peak_flops_f16;
+      case HWINFER_DTYPE_BF16:
+        return spec.spec_peak_flops_bf16;
+      case HWINFER_DTYPE_I8:
+        return spec.spec_peak_flops_int8;
+      default:
+        return spec.spec_peak_flops_f32;
+    }
+  };
+  // The dtype the work computes in, then what a device without that figure computes it in (as
+  // the simulated backend prices it): int8 -> f16 -> f32, f16 / bf16 -> f32.
+  const uint32_t computes_in = SpecFlopsDtypeOf(weight_dtype);
+  std::vector<uint32_t> candidates = {computes_in};
+  if (computes_in == HWINFER_DTYPE_I8) candidates.push_back(HWINFER_DTYPE_F16);
+  if (computes_in != HWINFER_DTYPE_F32) candidates.push_back(HWINFER_DTYPE_F32);
+  peaks.spec_flops_dtype = computes_in;
+  for (const uint32_t dtype : candidates) {
+    if (figure(dtype) > 0) {
+      peaks.spec_flops_dtype = dtype;
+      break;
+    }
+  }
+  peaks.spec_flops = figure(peaks.spec_flops_dtype);
+  return peaks;
+}
+
 StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const LlamaModel& model,
                                const std::optional<HardwareSpec>& hardware, bool probe,
                                double measured_bandwidth, double measured_flops) {
-  const DeviceInfo& info = device->info();
-  const DeviceInfo spec = WithHardwareSpec(info, hardware);
-  PeakRates peaks;
-  peaks.spec_bandwidth_bytes_per_s = spec.spec_peak_bandwidth_bytes_per_s;
-  peaks.spec_flops = SpecFlopsFor(ModelWeightType(model), spec);
+  const uint32_t weight_dtype = ModelWeightType(model);
+  PeakRates peaks = SpecPeaks(WithHardwareSpec(device->info(), hardware), weight_dtype);
   peaks.measured_bandwidth_bytes_per_s = measured_bandwidth;
   peaks.measured_flops = measured_flops;
-  if (!probe || peaks.measured_bandwidth_bytes_per_s > 0) return peaks;
+  if (!probe) return peaks;
   ProbeOptions options;
   options.bandwidth_bytes = 64ull << 20;
   options.repetitions = 3;
-  HWINFER_ASSIGN_OR_RETURN(ProbeResult measured, ProbeDevice(device, options));
-  if (measured.read_bandwidth.measured) {
-    peaks.measured_bandwidth_bytes_per_s = measured.read_bandwidth.value;
+  options.matmul_width = model.shape().d_model;  // the q / o projections of a 512-token chunk
+  if (peaks.measured_bandwidth_bytes_per_s <= 0) {
+    HWINFER_ASSIGN_OR_RETURN(ProbeMeasurement read,
+                             MeasureBandwidth(device, HWINFER_PROBE_READ, options));
+    if (read.measured) {
+      peaks.measured_bandwidth_bytes_per_s = read.value;
+      peaks.measured_bandwidth_probe_bytes = BandwidthProbeBytes(*device, options);
+    }
   }
-  // The probe measures f32 GEMM: the ceiling on a CPU (every dtype computes in f32 there) and
-  // for f32 models, but not for f16/int8 tensor units, where measured MFU is left unknown (0).
-  const bool f32_ceiling =
-      info.device_type == HWINFER_DEVICE_TYPE_CPU || ModelWeightType(model) == HWINFER_DTYPE_F32;
-  if (measured.gemm_f32.measured && peaks.measured_flops <= 0 && f32_ceiling) {
-    peaks.measured_flops = measured.gemm_f32.value;
+  // The FLOP/s ceiling of the work the model does: its own weight dtype's matmul, timed at the
+  // model's prefill shape (512 tokens x d_model x d_model) through the same kernel the executor
+  // issues, whatever path the backend takes inside.
+  if (peaks.measured_flops <= 0) {
+    const MatmulPeak matmul = MeasureMatmulPeak(device, weight_dtype, options);
+    if (matmul.flops.measured) {
+      peaks.measured_flops = matmul.flops.value;
+      peaks.measured_flops_probe = {matmul.m, matmul.n, matmul.k};
+    } else {
+      Log(LogLevel::kWarning, "bench",
+          fmt::format("{}: no measured {} matmul peak (MFU against it is left unknown): {}",
+                      device->id(), DtypeName(weight_dtype), matmul.flops.reason));
+    }
   }
   return peaks;
 }
@@ -356,7 +385,6 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
 
   // ---- peaks ----
   const DeviceInfo& info = device->info();
-  const DeviceInfo spec = WithHardwareSpec(info, options.hardware);
   HWINFER_ASSIGN_OR_RETURN(
       PeakRates peaks, ModelPeaks(device, *model, options.hardware, options.probe_peaks,
                                   options.measured_bandwidth_bytes_per_s, options.measured_flops));
@@ -517,13 +545,8 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                  {"device_type", info.device_type_name()},
                  {"memory_total_bytes", info.memory_total_bytes},
                  {"virtual_clock", virtual_clock}};
-  json["hardware"] = {{"name", options.hardware ? options.hardware->name : info.name},
-                      {"spec_source", spec.spec_source},
-                      {"peak_bandwidth_bytes_per_s", peaks.spec_bandwidth_bytes_per_s},
-                      {"peak_flops", peaks.spec_flops},
-                      {"peak_flops_dtype", DtypeName(ModelWeightType(*model))},
-                      {"measured_bandwidth_bytes_per_s", peaks.measured_bandwidth_bytes_per_s},
-                      {"measured_flops", peaks.measured_flops}};
+  json["hardware"] = PeakRatesJson(peaks);
+  json["hardware"]["name"] = options.hardware ? options.hardware->name : info.name;
   json["model"] = {{"file", path},
                    {"name", shape.name},
                    {"weight_type", DtypeName(ModelWeightType(*model))},

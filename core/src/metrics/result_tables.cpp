@@ -81,6 +81,15 @@ std::vector<NamedPhase> Phases(const RunSummary& s) {
   return {{"prefill", &s.prefill}, {"decode", &s.decode}, {"mixed", &s.mixed}, {"all", &s.all}};
 }
 
+// The peaks the MBU and MFU columns are against, one line each: "MBU against: spec bandwidth ...;
+// measured read bandwidth ...".
+std::vector<std::string> PeakLines(const PeakRates& peaks) {
+  return {"MBU against: " + PeakDescription(peaks, PeakKind::kSpecBandwidth) + "; " +
+              PeakDescription(peaks, PeakKind::kMeasuredBandwidth),
+          "MFU against: " + PeakDescription(peaks, PeakKind::kSpecFlops) + "; " +
+              PeakDescription(peaks, PeakKind::kMeasuredFlops)};
+}
+
 }  // namespace
 
 std::string RequestsCsv(const std::vector<RequestRecord>& requests) {
@@ -150,6 +159,8 @@ std::string SummaryTable(const RunSummary& s) {
                      UtilisationCell(m.mfu_measured, m.flops));
   }
   t += "(-: no such peak known; spec peaks come from a hardware file, measured from the probe)\n";
+  for (const std::string& line : PeakLines(s.peaks)) t += line + "\n";
+  for (const std::string& line : UtilisationWarnings(s)) t += "warning: " + line + "\n";
   t += Rule("KV Cache", '-');
   t += Row("KV capacity (blocks):", s.kv_capacity_blocks);
   t += Row("KV block size (tokens):", s.kv_block_size);
@@ -208,28 +219,10 @@ std::string SummaryMarkdown(const RunSummary& s) {
         UtilisationCell(m.mbu_spec, m.bytes), UtilisationCell(m.mbu_measured, m.bytes),
         UtilisationCell(m.mfu_spec, m.flops), UtilisationCell(m.mfu_measured, m.flops));
   }
+  md += "\n";
+  for (const std::string& line : PeakLines(s.peaks)) md += line + "  \n";
+  for (const std::string& line : UtilisationWarnings(s)) md += "\n> **Warning:** " + line + "\n";
   return md;
-}
-
-std::vector<std::string> ImplausibleUtilization(const RunSummary& summary) {
-  std::vector<std::string> lines;
-  const std::pair<const char*, const PhaseMetrics*> phases[] = {
-      {"prefill", &summary.prefill}, {"decode", &summary.decode}, {"mixed", &summary.mixed}};
-  for (const auto& [name, phase] : phases) {
-    if (phase->mbu_spec > 1.0) {
-      lines.push_back(fmt::format(
-          "{} MBU is {:.0f}% of the spec peak bandwidth: more bytes per second than the spec "
-          "allows, so the declared peak (hardware file or plugin) is too low",
-          name, 100.0 * phase->mbu_spec));
-    }
-    if (phase->mfu_spec > 1.0) {
-      lines.push_back(fmt::format(
-          "{} MFU is {:.0f}% of the spec peak FLOP/s: more than the spec allows, so the declared "
-          "peak (hardware file or plugin) is too low",
-          name, 100.0 * phase->mfu_spec));
-    }
-  }
-  return lines;
 }
 
 }  // namespace hwinfer

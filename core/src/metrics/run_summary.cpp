@@ -160,6 +160,7 @@ RunSummary SummarizeRun(const SummaryInputs& inputs) {
   SummarizeSteps(inputs, &s);
   s.kv_capacity_blocks = inputs.kv_capacity_blocks;
   s.kv_block_size = inputs.kv_block_size;
+  s.peaks = inputs.peaks;
   return s;
 }
 

@@ -1,6 +1,6 @@
-// probe.cpp — measured bandwidth and GEMM FLOP/s of a device through its own kernels, timed with
-// device events. The core decides the bytes and FLOPs each launch is worth (from the descriptor),
-// never the plugin. Medians of several repetitions after one warm-up launch.
+// probe.cpp — measured bandwidth and matmul FLOP/s per weight dtype of a device through its own
+// kernels, timed with device events. The core decides the bytes and FLOPs each launch is worth
+// (from the descriptor), never the plugin. Medians of several repetitions after one warm-up launch.
 #include "hwinfer/probe.h"
 
 #include <algorithm>
@@ -48,14 +48,97 @@ StatusOr<Buffer> FilledBuffer(Device& device, Stream& stream, const std::vector<
   return buffer;
 }
 
+bool IsPlainFloat(uint32_t dtype) {
+  return dtype == HWINFER_DTYPE_F32 || dtype == HWINFER_DTYPE_F16 || dtype == HWINFER_DTYPE_BF16;
+}
+
+// |count| bytes each in [0x30, 0x3b]: read as any F32, F16 or BF16 value (a byte of this range is
+// the high byte) or as the f16 scales of a GGUF block, every value is finite, normal and at most
+// 1 in magnitude; read as int8 quants, small positive integers. So every weight dtype's probe runs
+// on valid numbers (no NaN, no denormal slow path) without a quantizer in the core.
+std::vector<uint8_t> WeightBytes(uint64_t count) {
+  std::vector<uint8_t> bytes(count);
+  uint32_t state = 12345;
+  for (uint8_t& b : bytes) {
+    state = state * 1664525u + 1013904223u;
+    b = static_cast<uint8_t>(0x30 + (state >> 24) % 12);
+  }
+  return bytes;
+}
+
+// a / x [m, k] F32 activations, uniform in [-1, 1).
+std::vector<uint8_t> ActivationBytes(int64_t m, int64_t k) {
+  std::vector<float> values(static_cast<size_t>(m * k));
+  std::mt19937 rng(42);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (float& v : values) v = dist(rng);
+  std::vector<uint8_t> bytes(values.size() * sizeof(float));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+// Times |peak|'s matmul (kernel, weight dtype and shape already set) on freshly filled buffers.
+StatusOr<MatmulPeak> TimeMatmul(Device& device, MatmulPeak peak, const ProbeOptions& options) {
+  const int64_t m = peak.m, n = peak.n, k = peak.k;
+  hwinfer_gemm_desc gemm;
+  std::memset(&gemm, 0, sizeof(gemm));
+  gemm.struct_size = sizeof(gemm);
+  gemm.kind = HWINFER_KERNEL_GEMM;
+  gemm.m = m;
+  gemm.n = n;
+  gemm.k = k;
+  gemm.b_transposed = 1;
+  gemm.alpha = 1.0f;
+  gemm.beta = 0.0f;
+  hwinfer_matmul_quantized_desc quantized;
+  std::memset(&quantized, 0, sizeof(quantized));
+  quantized.struct_size = sizeof(quantized);
+  quantized.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
+  quantized.m = m;
+  quantized.n = n;
+  quantized.k = k;
+  const bool is_gemm = peak.kernel == HWINFER_KERNEL_GEMM;
+  auto set_views = [&](hwinfer_buffer* x, hwinfer_buffer* w, hwinfer_buffer* y) {
+    const hwinfer_tensor_view xv = ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k});
+    const hwinfer_tensor_view wv = ContiguousView(w, 0, peak.weight_dtype, {n, k});
+    const hwinfer_tensor_view yv = ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n});
+    gemm.a = quantized.x = xv;
+    gemm.b = quantized.w = wv;
+    gemm.c = quantized.y = yv;
+  };
+  auto desc = [&]() -> const hwinfer_kernel_desc& {
+    return is_gemm ? AsKernelDesc(gemm) : AsKernelDesc(quantized);
+  };
+  set_views(nullptr, nullptr, nullptr);
+  HWINFER_ASSIGN_OR_RETURN(KernelSupport support, device.QueryKernel(desc()));
+  if (!support.supported) {
+    peak.flops.reason = support.reason.empty() ? "unsupported" : support.reason;
+    return peak;
+  }
+  HWINFER_ASSIGN_OR_RETURN(Stream stream, device.CreateStream());
+  HWINFER_ASSIGN_OR_RETURN(Buffer x, FilledBuffer(device, stream, ActivationBytes(m, k)));
+  HWINFER_ASSIGN_OR_RETURN(Buffer w, FilledBuffer(device, stream,
+                                                  WeightBytes(static_cast<uint64_t>(n) *
+                                                              RowBytes(peak.weight_dtype, k))));
+  HWINFER_ASSIGN_OR_RETURN(Buffer y, device.Allocate(static_cast<uint64_t>(m * n) * sizeof(float)));
+  set_views(x.handle(), w.handle(), y.handle());
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  HWINFER_ASSIGN_OR_RETURN(peak.flops,
+                           TimeLaunches(device, stream, options.repetitions, flops, desc()));
+  return peak;
+}
+
 }  // namespace
+
+uint64_t BandwidthProbeBytes(const Device& device, const ProbeOptions& options) {
+  const uint64_t max_bytes = device.info().max_allocation_bytes;
+  return max_bytes > 0 ? std::min(options.bandwidth_bytes, max_bytes) : options.bandwidth_bytes;
+}
 
 StatusOr<ProbeMeasurement> MeasureBandwidth(const std::shared_ptr<Device>& device, uint32_t mode,
                                             const ProbeOptions& options) {
-  // A device whose buffers are smaller (lavapipe: 128 MiB) probes with the largest it allows.
-  const uint64_t max_bytes = device->info().max_allocation_bytes;
-  const uint64_t size =
-      max_bytes > 0 ? std::min(options.bandwidth_bytes, max_bytes) : options.bandwidth_bytes;
+  const uint64_t size = BandwidthProbeBytes(*device, options);
   hwinfer_bandwidth_probe_desc desc;
   std::memset(&desc, 0, sizeof(desc));
   desc.struct_size = sizeof(desc);
@@ -101,43 +184,39 @@ StatusOr<ProbeMeasurement> MeasureBandwidth(const std::shared_ptr<Device>& devic
                       bytes_per_pass * options.bandwidth_iterations, AsKernelDesc(desc));
 }
 
-StatusOr<ProbeMeasurement> MeasureGemmF32(const std::shared_ptr<Device>& device,
-                                          const ProbeOptions& options) {
-  const int64_t n = options.gemm_size;
-  const uint64_t matrix_bytes = static_cast<uint64_t>(n * n) * sizeof(float);
-  hwinfer_gemm_desc desc;
-  std::memset(&desc, 0, sizeof(desc));
-  desc.struct_size = sizeof(desc);
-  desc.kind = HWINFER_KERNEL_GEMM;
-  desc.m = desc.n = desc.k = n;
-  desc.b_transposed = 1;
-  desc.alpha = 1.0f;
-  desc.beta = 0.0f;
-  desc.a = ContiguousView(nullptr, 0, HWINFER_DTYPE_F32, {n, n});
-  desc.b = desc.a;
-  desc.c = desc.a;
-  HWINFER_ASSIGN_OR_RETURN(KernelSupport support, device->QueryKernel(AsKernelDesc(desc)));
-  if (!support.supported) {
-    ProbeMeasurement skipped;
-    skipped.reason = support.reason;
-    return skipped;
+std::vector<uint32_t> DefaultMatmulProbeDtypes() {
+  return {HWINFER_DTYPE_F32,  HWINFER_DTYPE_F16,  HWINFER_DTYPE_BF16,
+          HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0, HWINFER_DTYPE_Q4_K};
+}
+
+MatmulPeak MeasureMatmulPeak(const std::shared_ptr<Device>& device, uint32_t weight_dtype,
+                             const ProbeOptions& options) {
+  MatmulPeak peak;
+  peak.weight_dtype = weight_dtype;
+  peak.kernel = IsPlainFloat(weight_dtype) ? HWINFER_KERNEL_GEMM : HWINFER_KERNEL_MATMUL_QUANTIZED;
+  const int64_t width =
+      std::max<int64_t>(1, options.matmul_width > 0 ? options.matmul_width : options.gemm_size);
+  const int64_t block = DtypeBlockValues(weight_dtype);
+  peak.m = std::max<int64_t>(1, options.gemm_size);
+  peak.n = width;
+  peak.k = (width + block - 1) / block * block;
+  if (!IsPlainFloat(weight_dtype) && hwinfer_dtype_block_bytes(weight_dtype) == 0) {
+    peak.flops.reason = std::string("not a weight dtype: ") + DtypeName(weight_dtype);
+    return peak;
   }
-  HWINFER_ASSIGN_OR_RETURN(Stream stream, device->CreateStream());
-  std::vector<float> values(static_cast<size_t>(n * n));
-  std::mt19937 rng(42);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (float& v : values) v = dist(rng);
-  std::vector<uint8_t> bytes(matrix_bytes);
-  std::memcpy(bytes.data(), values.data(), matrix_bytes);
-  HWINFER_ASSIGN_OR_RETURN(Buffer a, FilledBuffer(*device, stream, bytes));
-  HWINFER_ASSIGN_OR_RETURN(Buffer b, FilledBuffer(*device, stream, bytes));
-  HWINFER_ASSIGN_OR_RETURN(Buffer c, device->Allocate(matrix_bytes));
-  desc.a = ContiguousView(a, 0, HWINFER_DTYPE_F32, {n, n});
-  desc.b = ContiguousView(b, 0, HWINFER_DTYPE_F32, {n, n});
-  desc.c = ContiguousView(c, 0, HWINFER_DTYPE_F32, {n, n});
-  const double flops =
-      2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-  return TimeLaunches(*device, stream, options.repetitions, flops, AsKernelDesc(desc));
+  StatusOr<MatmulPeak> timed = TimeMatmul(*device, peak, options);
+  if (!timed.ok()) {  // one dtype failing never fails the others
+    peak.flops.reason = timed.status().message();
+    return peak;
+  }
+  return *timed;
+}
+
+const MatmulPeak* ProbeResult::Matmul(uint32_t weight_dtype) const {
+  for (const MatmulPeak& peak : matmul) {
+    if (peak.weight_dtype == weight_dtype) return &peak;
+  }
+  return nullptr;
 }
 
 StatusOr<ProbeResult> ProbeDevice(const std::shared_ptr<Device>& device,
@@ -147,7 +226,9 @@ StatusOr<ProbeResult> ProbeDevice(const std::shared_ptr<Device>& device,
                            MeasureBandwidth(device, HWINFER_PROBE_READ, options));
   HWINFER_ASSIGN_OR_RETURN(result.copy_bandwidth,
                            MeasureBandwidth(device, HWINFER_PROBE_COPY, options));
-  HWINFER_ASSIGN_OR_RETURN(result.gemm_f32, MeasureGemmF32(device, options));
+  for (const uint32_t dtype : options.matmul_dtypes) {
+    result.matmul.push_back(MeasureMatmulPeak(device, dtype, options));
+  }
   return result;
 }
 

@@ -5,6 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
+#include "hwinfer/tensor_view.h"
+
 namespace hwinfer {
 namespace {
 
@@ -54,6 +59,8 @@ class Writer {
     Sample(name, spec, "peak=\"spec\",");
     Sample(name, measured, "peak=\"measured\",");
   }
+  // A comment line; |text| must hold no line break.
+  void Comment(const std::string& text) { text_ += "# " + text + "\n"; }
   std::string Take() { return std::move(text_); }
 
  private:
@@ -110,6 +117,27 @@ std::string PrometheusText(const ServingMetrics& m, const std::string& model_nam
                 m.prefill_window.mbu_spec, m.prefill_window.mbu_measured);
   w.Utilisation("hwinfer:prefill_mfu", "Prefill model FLOPs utilisation" + window,
                 m.prefill_window.mfu_spec, m.prefill_window.mfu_measured);
+  w.Family("hwinfer:peak_flops_per_second", "gauge",
+           "The FLOP/s peaks MFU is against: the spec figure of the dtype the model computes in, "
+           "and the probed matmul of the model's weight dtype (0 = unknown).");
+  w.Sample("hwinfer:peak_flops_per_second", m.peaks.spec_flops,
+           fmt::format("peak=\"spec\",dtype=\"{}\",", SpecDtypeName(m.peaks.spec_flops_dtype)));
+  w.Sample("hwinfer:peak_flops_per_second", m.peaks.measured_flops,
+           fmt::format("peak=\"measured\",dtype=\"{}\",", DtypeName(m.peaks.flops_weight_dtype)));
+  w.Family("hwinfer:peak_bandwidth_bytes_per_second", "gauge",
+           "The bandwidth peaks MBU is against (0 = unknown).");
+  w.Sample("hwinfer:peak_bandwidth_bytes_per_second", m.peaks.spec_bandwidth_bytes_per_s,
+           "peak=\"spec\",");
+  w.Sample("hwinfer:peak_bandwidth_bytes_per_second", m.peaks.measured_bandwidth_bytes_per_s,
+           "peak=\"measured\",");
+  // A gauge above 1 comes with a comment line (ignored by parsers) naming the peak and why.
+  std::vector<UtilisationFigure> figures = PhaseFigures("decode", m.decode_window);
+  for (UtilisationFigure& figure : PhaseFigures("prefill", m.prefill_window)) {
+    figures.push_back(figure);
+  }
+  for (const std::string& line : UtilisationWarnings(figures, m.peaks)) {
+    w.Comment("hwinfer: warning: " + line);
+  }
   return w.Take();
 }
 

@@ -325,6 +325,7 @@ ServingMetrics ServingEngine::Metrics() const {
   copy.prefill_window = window.prefill;
   copy.decode_window = window.decode;
   copy.window_seconds = options_.metrics_window_s;
+  copy.peaks = options_.peaks;
   return copy;
 }
 
