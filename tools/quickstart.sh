@@ -11,7 +11,7 @@
 # 2 cores. Results: build/results/default.json and build/results/memory-bound.json.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-HWINFER_SETUP_TARGETS="hwinfer hwinfer-cpu" "$repo/tools/setup.sh" "$repo/build" \
+HWINFER_SETUP_TARGETS="hwinfer_cli hwinfer-cpu" "$repo/tools/setup.sh" "$repo/build" \
   -DCMAKE_BUILD_TYPE=Release -DHWINFER_BUILD_TESTS=OFF -DHWINFER_BUILD_BENCHMARKS=OFF
 hw="$repo/build/bin/hwinfer"
 "$hw" --config "$repo/configs/default.yaml" devices
