@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
 
 #include "hwinfer/plugin.h"
 #include "matmul_quantized_kernels.h"
@@ -143,14 +142,18 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
   const int64_t pairs = (blocks + 1) / 2;
   const bool q4 = p.w_dtype == HWINFER_DTYPE_Q4_0;
   // Scratch: [m, pairs] x pairs (Q4_0 only; 64-byte aligned at the front), [m, blocks] quantized
-  // x, then (for strided x) one contiguous row of x.
+  // x, then (for strided x) contiguous copies of x: one row, or every row when quantized in
+  // parallel.
   const size_t pairs_bytes = q4 ? static_cast<size_t>(p.m * pairs) * sizeof(XPairQ4) : 0;
   const size_t xq_bytes = static_cast<size_t>(p.m * blocks) * sizeof(XBlockQ8);
-  const size_t x_row_bytes = p.x_col_stride == 1 ? 0 : static_cast<size_t>(p.k) * sizeof(float);
-  auto* base = static_cast<uint8_t*>(scratch.get(pairs_bytes + xq_bytes + x_row_bytes));
+  // Strided x: one contiguous copy per row, so that rows can be quantized in parallel.
+  const bool parallel_quantize = p.m >= kParallelQuantizeMinRows;
+  const int64_t x_copies = p.x_col_stride == 1 ? 0 : parallel_quantize ? p.m : 1;
+  const size_t x_copy_bytes = static_cast<size_t>(x_copies * p.k) * sizeof(float);
+  auto* base = static_cast<uint8_t*>(scratch.get(pairs_bytes + xq_bytes + x_copy_bytes));
   auto* x_pairs = reinterpret_cast<XPairQ4*>(base);
   auto* xq = reinterpret_cast<XBlockQ8*>(base + pairs_bytes);
-  auto* x_row = reinterpret_cast<float*>(base + pairs_bytes + xq_bytes);
+  auto* x_copy = reinterpret_cast<float*>(base + pairs_bytes + xq_bytes);
   auto quantize_row = [&](int64_t i, float* row_copy) {
     const float* x_i = p.x + i * p.x_row_stride;
     if (p.x_col_stride != 1) {
@@ -160,13 +163,11 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
     kernels.quantize_x(x_i, blocks, xq + i * blocks);
     if (q4) make_x_pairs_q4(xq + i * blocks, blocks, x_pairs + i * pairs);
   };
-  if (p.m < kParallelQuantizeMinRows) {
-    for (int64_t i = 0; i < p.m; ++i) quantize_row(i, x_row);
-  } else {  // strided x: each row copied through a buffer of its own
-    pool.parallel_for(p.m, [&](int64_t i) {
-      std::vector<float> copy(p.x_col_stride == 1 ? 0 : static_cast<size_t>(p.k));
-      quantize_row(i, copy.data());
-    });
+  if (parallel_quantize) {
+    pool.parallel_for(
+        p.m, [&](int64_t i) { quantize_row(i, x_copies == 0 ? nullptr : x_copy + i * p.k); });
+  } else {
+    for (int64_t i = 0; i < p.m; ++i) quantize_row(i, x_copy);
   }
 
   const int64_t per_item = gemv_rows_per_item(p, pool);

@@ -7,10 +7,10 @@
 // ones, converted to f32 and scaled by d_x * d_w with an FMA. Q4_0 takes two blocks per vector
 // and multiplies the unsigned nibbles (w + 8) directly against x laid out to match (XPairQ4),
 // removing the +8 in int32 with the per-block x sums: about 1.7x the sign-trick kernel per core.
-// Weight rows are prefetched 4 KiB ahead. One x row (decode) is one weight row at a time on
-// purpose: reading four rows per pass was faster from L2 but much slower from DRAM (the
-// prefetchers lose track); more x rows go through the register tiles of
-// matmul_quantized_tile_body.h, which this file shares its Q4_0 pair arithmetic with.
+// The dot products are the register tiles of matmul_quantized_tile_body.h (written there once):
+// the row kernels here are its tiles at one weight row, up to four rows of x. Weight rows are
+// prefetched 4 KiB ahead. One x row (decode) is one weight row at a time on purpose: reading four
+// rows per pass was faster from L2 but much slower from DRAM (the prefetchers lose track).
 // Built with -mavx2 -mfma -mf16c: reach it only after detect_gemm_isa() said kAvx2Fma. Includes
 // nothing with inline functions of external linkage but the intrinsics; everything but the table
 // is local.
@@ -25,22 +25,6 @@
 namespace hwinfer::cpu {
 
 namespace {
-
-constexpr int64_t kQ8Bytes = 34;  // HWINFER_Q8_0_BLOCK_BYTES
-constexpr int64_t kQ4Bytes = 18;  // HWINFER_Q4_0_BLOCK_BYTES
-// Software prefetch distance along a weight row (see gemm_half_avx2.cpp); prefetching past the
-// row's end reaches the next row or nothing, and never faults.
-constexpr int64_t kPrefetchBytes = 4096;
-
-inline void prefetch(const uint8_t* p) {
-  _mm_prefetch(reinterpret_cast<const char*>(p) + kPrefetchBytes, _MM_HINT_T0);
-}
-
-inline float block_scale(const uint8_t* block) {
-  uint16_t d;
-  __builtin_memcpy(&d, block, sizeof(d));
-  return _cvtsh_ss(d);
-}
 
 // |v| rounded to the nearest binary16 value (ties to even), back as f32.
 inline float round_to_half(float v) {
@@ -108,128 +92,61 @@ inline __m256i weights_q4_0(const uint8_t* block) {
   return _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
 }
 
-// d_w * d_x * sum(w * x) over one block, added to |acc|.
-inline __m256 block_dot(__m256i w, __m256i w_abs, float d_w, const XBlockQ8& x_block, __m256 acc) {
-  const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x_block.q));
-  const __m256i products = _mm256_maddubs_epi16(w_abs, _mm256_sign_epi8(x, w));
-  const __m256 dot = _mm256_cvtepi32_ps(_mm256_madd_epi16(products, _mm256_set1_epi16(1)));
-  return _mm256_fmadd_ps(_mm256_set1_ps(d_w * x_block.d), dot, acc);
+// ---- the row kernels: the register tiles at one weight row --------------------------------
+
+// sums[i] for R rows of x against one weight row, through a tile of R x 1.
+template <int R, typename XBlock,
+          void (*kTile)(const XBlock*, int64_t, const uint8_t*, int64_t, int64_t, float (*)[1])>
+void rows_r(const XBlock* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks, float* sums) {
+  float out[R][1];
+  kTile(xq, x_stride, w_row, 0, blocks, out);
+  for (int r = 0; r < R; ++r) sums[r] = out[r][0];
 }
 
-// Q8_0: R rows of x against one weight row: each weight block is loaded once. Two blocks per step
-// into two accumulators per row, so the FMA latency chains overlap.
-template <int R, __m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
-void dot_r(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
-           float* sums) {
-  __m256 acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  int64_t b = 0;
-  for (; b + 2 <= blocks; b += 2) {
-    const uint8_t* block0 = w_row + b * kBlockBytes;
-    prefetch(block0);
-    prefetch(block0 + 64);
-    const uint8_t* block1 = block0 + kBlockBytes;
-    const __m256i w0 = kWeights(block0);
-    const __m256i w1 = kWeights(block1);
-    const __m256i w0_abs = _mm256_sign_epi8(w0, w0);
-    const __m256i w1_abs = _mm256_sign_epi8(w1, w1);
-    const float d0 = block_scale(block0);
-    const float d1 = block_scale(block1);
-    for (int r = 0; r < R; ++r) {
-      acc[r][0] = block_dot(w0, w0_abs, d0, xq[r * x_stride + b], acc[r][0]);
-      acc[r][1] = block_dot(w1, w1_abs, d1, xq[r * x_stride + b + 1], acc[r][1]);
+// Four rows of x at a time, the last 1..3 through smaller tiles.
+template <typename XBlock, template <int> class Tile>
+void dot_rows(const XBlock* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, int64_t blocks,
+              float* sums) {
+  for (int64_t i = 0; i < m; i += 4) {
+    const XBlock* x_i = xq + i * x_stride;
+    switch (m - i) {
+      case 1:
+        rows_r<1, XBlock, Tile<1>::run>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
+      case 2:
+        rows_r<2, XBlock, Tile<2>::run>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
+      case 3:
+        rows_r<3, XBlock, Tile<3>::run>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
+      default:
+        rows_r<4, XBlock, Tile<4>::run>(x_i, x_stride, w_row, blocks, sums + i);
+        break;
     }
   }
-  if (b < blocks) {
-    const uint8_t* block = w_row + b * kBlockBytes;
-    const __m256i w = kWeights(block);
-    const __m256i w_abs = _mm256_sign_epi8(w, w);
-    const float d = block_scale(block);
-    for (int r = 0; r < R; ++r) acc[r][0] = block_dot(w, w_abs, d, xq[r * x_stride + b], acc[r][0]);
-  }
-  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(_mm256_add_ps(acc[r][0], acc[r][1]));
 }
-
-// ---- Q4_0: two weight blocks per 32-byte vector against XPairQ4 -------------------------------
 
 template <int R>
-void dot_q4_r(const XPairQ4* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks,
-              float* sums) {
-  __m256 acc[R][2];
-  for (int r = 0; r < R; ++r) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
-  int64_t b = 0;  // two pairs (four blocks) per step, into two accumulators per row
-  for (; b + 4 <= blocks; b += 4) {
-    const uint8_t* block = w_row + b * kQ4Bytes;
-    prefetch(block);
-    prefetch(block + 64);
-    const TileQ4Pair w0 = tile_load_q4_pair(block, true);
-    const TileQ4Pair w1 = tile_load_q4_pair(block + 2 * kQ4Bytes, true);
-    for (int r = 0; r < R; ++r) {
-      acc[r][0] = tile_pair_dot<false>(w0, xq[r * x_stride + b / 2], acc[r][0]);
-      acc[r][1] = tile_pair_dot<false>(w1, xq[r * x_stride + b / 2 + 1], acc[r][1]);
-    }
+struct Q8Rows {
+  static void run(const XBlockQ8* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
+                  int64_t blocks, float (*out)[1]) {
+    tile_q8_0_block<false, R, 1>(x, x_stride, w, w_row_bytes, blocks, out);
   }
-  for (; b < blocks; b += 2) {
-    const uint8_t* block = w_row + b * kQ4Bytes;
-    const TileQ4Pair w = tile_load_q4_pair(block, b + 1 < blocks);
-    for (int r = 0; r < R; ++r) {
-      acc[r][0] = tile_pair_dot<false>(w, xq[r * x_stride + b / 2], acc[r][0]);
-    }
+};
+template <int R>
+struct Q4Rows {
+  static void run(const XPairQ4* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
+                  int64_t blocks, float (*out)[1]) {
+    tile_q4_0_block<false, R, 1>(x, x_stride, w, w_row_bytes, blocks, out);
   }
-  for (int r = 0; r < R; ++r) sums[r] = horizontal_sum(_mm256_add_ps(acc[r][0], acc[r][1]));
-}
-
-void dot_q4_0_avx2(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
-                   int64_t blocks, float* sums) {
-  for (int64_t i = 0; i < m; i += 4) {
-    const XPairQ4* x_i = xq + i * x_stride;
-    switch (m - i) {
-      case 1:
-        dot_q4_r<1>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      case 2:
-        dot_q4_r<2>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      case 3:
-        dot_q4_r<3>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      default:
-        dot_q4_r<4>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-    }
-  }
-}
-
-// ---- Q8_0 (and the shared block helpers) -------------------------------------------------------
-
-template <__m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
-void dot(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, int64_t blocks,
-         float* sums) {
-  for (int64_t i = 0; i < m; i += 4) {
-    const XBlockQ8* x_i = xq + i * x_stride;
-    switch (m - i) {
-      case 1:
-        dot_r<1, kWeights, kBlockBytes>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      case 2:
-        dot_r<2, kWeights, kBlockBytes>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      case 3:
-        dot_r<3, kWeights, kBlockBytes>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      default:
-        dot_r<4, kWeights, kBlockBytes>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-    }
-  }
-}
+};
 
 template <__m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
 void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
   for (int64_t b = 0; b < blocks; ++b) {
     const uint8_t* block = w_row + b * kBlockBytes;
     const __m256i w = kWeights(block);
-    const __m256 d = _mm256_set1_ps(block_scale(block));
+    const __m256 d = _mm256_set1_ps(tile_scale(block));
     const __m128i lo = _mm256_castsi256_si128(w);
     const __m128i hi = _mm256_extracti128_si256(w, 1);
     const __m128i parts[4] = {lo, _mm_srli_si128(lo, 8), hi, _mm_srli_si128(hi, 8)};
@@ -245,13 +162,13 @@ void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
 MatmulQuantizedKernels matmul_quantized_kernels_avx2() {
   MatmulQuantizedKernels kernels;
   kernels.quantize_x = &quantize_x_avx2;
-  kernels.dot_q8_0 = &dot<&weights_q8_0, kQ8Bytes>;
-  kernels.dot_q4_0 = &dot_q4_0_avx2;
+  kernels.dot_q8_0 = &dot_rows<XBlockQ8, Q8Rows>;
+  kernels.dot_q4_0 = &dot_rows<XPairQ4, Q4Rows>;
   // 16 registers: 2 x 2 tiles (8 accumulators).
   kernels.tiles_q8_0 = &tiles_q8_0<false, 2, 2>;
   kernels.tiles_q4_0 = &tiles_q4_0<false, 2, 2>;
-  kernels.dequantize_q8_0 = &dequantize<&weights_q8_0, kQ8Bytes>;
-  kernels.dequantize_q4_0 = &dequantize<&weights_q4_0, kQ4Bytes>;
+  kernels.dequantize_q8_0 = &dequantize<&weights_q8_0, kTileQ8Bytes>;
+  kernels.dequantize_q4_0 = &dequantize<&weights_q4_0, kTileQ4Bytes>;
   return kernels;
 }
 

@@ -6,10 +6,11 @@
 // with at least -mavx2 -mfma -mf16c; everything here has internal linkage.
 //
 // A tile is RM rows of x by RN weight rows: each weight block is loaded once per tile and each x
-// block once per RN weight rows, so the int8 work, not the loads, sets the pace. Per output the
-// arithmetic is exactly the row kernels' (matmul_quantized_avx2.cpp): the same int32 block sums,
-// scaled by d_w * d_x, even and odd blocks (Q4_0: pairs) into two accumulators added at the end,
-// so an output does not depend on the tile, the batch or the instruction set.
+// block once per RN weight rows, so the int8 work, not the loads, sets the pace. The AVX2 row
+// kernels (one weight row, matmul_quantized_avx2.cpp) are these tiles with RN = 1. Per output the
+// arithmetic is the same at every tile shape and on both instruction sets: the same int32 block
+// sums, scaled by d_w * d_x, even and odd blocks (Q4_0: pairs) into two accumulators added at the
+// end, so an output does not depend on the tile, the batch or the instruction set.
 #ifndef HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_TILE_BODY_H_
 #define HWINFER_BACKENDS_CPU_MATMUL_QUANTIZED_TILE_BODY_H_
 

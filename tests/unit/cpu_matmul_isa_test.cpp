@@ -35,6 +35,15 @@ std::vector<GemmIsa> Isas() {
   return isas;
 }
 
+// Every ISA, each with x contiguous and with x strided along k.
+std::vector<std::pair<GemmIsa, bool>> IsasByStride() {
+  std::vector<std::pair<GemmIsa, bool>> out;
+  for (GemmIsa isa : Isas()) {
+    for (bool strided : {false, true}) out.emplace_back(isa, strided);
+  }
+  return out;
+}
+
 double Nmse(const std::vector<float>& got, const std::vector<float>& ref) {
   double err2 = 0, ref2 = 0;
   for (size_t e = 0; e < got.size(); ++e) {
@@ -91,16 +100,21 @@ TEST(CpuMatmulIsa, QuantizedBothBuildsMatchTheReferences) {
         reference::matmul_quantized_reference(m, n, k, x.data(), k, w.data(), dtype, row_bytes,
                                               want.data(), n);
       }
-      for (GemmIsa isa : Isas()) {
-        SCOPED_TRACE(testing::Message() << gemm_isa_name(isa) << " dtype " << dtype << " m " << m);
+      // x also with a column stride of 2 (copied row by row before quantizing, in parallel
+      // from 16 rows).
+      std::vector<float> x_strided(static_cast<size_t>(2 * m * k));
+      for (size_t e = 0; e < x.size(); ++e) x_strided[2 * e] = x[e];
+      for (auto [isa, strided] : IsasByStride()) {
+        SCOPED_TRACE(testing::Message() << gemm_isa_name(isa) << " dtype " << dtype << " m " << m
+                                        << " strided " << strided);
         std::vector<float> y(static_cast<size_t>(m * n), -1.0f);
         MatmulQuantizedProblem p;
         p.m = m;
         p.n = n;
         p.k = k;
-        p.x = x.data();
-        p.x_row_stride = k;
-        p.x_col_stride = 1;
+        p.x = strided ? x_strided.data() : x.data();
+        p.x_row_stride = strided ? 2 * k : k;
+        p.x_col_stride = strided ? 2 : 1;
         p.w = w.data();
         p.w_dtype = dtype;
         p.w_row_bytes = row_bytes;
