@@ -79,48 +79,13 @@ std::vector<uint8_t> RandomWeights(uint32_t dtype, int64_t n, int64_t k, std::mt
   return out;
 }
 
-bool IsQuantized(uint32_t dtype) { return hwinfer_dtype_block_values(dtype) != 0; }
-
-// The launch descriptor of y[m,n] = x[m,k] w[n,k]^T for |w_dtype| (gemm or matmul_quantized).
-struct MatmulLaunch {
-  hwinfer_gemm_desc gemm;
-  hwinfer_matmul_quantized_desc quantized;
-  bool is_quantized = false;
-  const hwinfer_kernel_desc& desc() const {
-    return is_quantized ? AsKernelDesc(quantized) : AsKernelDesc(gemm);
-  }
-};
-
+// The launch descriptor of y[m,n] = x[m,k] w[n,k]^T for |w_dtype|, as the executor issues it.
+using MatmulLaunch = WeightMatmul;
 MatmulLaunch MakeLaunch(uint32_t w_dtype, int64_t m, int64_t n, int64_t k, const Buffer& x,
                         const Buffer& w, const Buffer& y) {
-  MatmulLaunch launch;
-  launch.is_quantized = IsQuantized(w_dtype);
-  if (launch.is_quantized) {
-    auto& d = launch.quantized;
-    std::memset(&d, 0, sizeof(d));
-    d.struct_size = sizeof(d);
-    d.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
-    d.m = m;
-    d.n = n;
-    d.k = k;
-    d.x = ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k});
-    d.w = ContiguousView(w, 0, w_dtype, {n, k});
-    d.y = ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n});
-  } else {
-    auto& d = launch.gemm;
-    std::memset(&d, 0, sizeof(d));
-    d.struct_size = sizeof(d);
-    d.kind = HWINFER_KERNEL_GEMM;
-    d.m = m;
-    d.n = n;
-    d.k = k;
-    d.b_transposed = 1;
-    d.alpha = 1.0f;
-    d.a = ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k});
-    d.b = ContiguousView(w, 0, w_dtype, {n, k});
-    d.c = ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n});
-  }
-  return launch;
+  return MakeWeightMatmul(ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k}),
+                          ContiguousView(w, 0, w_dtype, {n, k}),
+                          ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n}));
 }
 
 Buffer RandomActivations(benchmark::State& state, Device& device, Stream& stream, int64_t m,

@@ -37,4 +37,21 @@ hwinfer_tensor_view NoView();
 // One past the last byte the view touches, relative to the buffer start.
 uint64_t ViewEndBytes(const hwinfer_tensor_view& view);
 
+// F32, F16 or BF16: weights a gemm takes as they are (the others are block-quantized).
+bool IsPlainFloatDtype(uint32_t dtype);
+
+// y [m, n] = x [m, k] w^T, w [n, k], as the runtime launches it for w's dtype: gemm with
+// b_transposed for F32/F16/BF16 weights, matmul_quantized for the block types. m = x.shape[0],
+// n = w.shape[0], k = w.shape[1]; desc() is the descriptor that applies.
+struct WeightMatmul {
+  hwinfer_gemm_desc gemm;
+  hwinfer_matmul_quantized_desc quantized;
+  bool is_gemm = false;
+  const hwinfer_kernel_desc& desc() const {
+    return is_gemm ? AsKernelDesc(gemm) : AsKernelDesc(quantized);
+  }
+};
+WeightMatmul MakeWeightMatmul(const hwinfer_tensor_view& x, const hwinfer_tensor_view& w,
+                              const hwinfer_tensor_view& y);
+
 }  // namespace hwinfer

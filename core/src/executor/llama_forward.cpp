@@ -24,35 +24,10 @@ Desc NewDesc(uint32_t kind) {
   return desc;
 }
 
-bool IsPlainFloat(uint32_t dtype) {
-  return dtype == HWINFER_DTYPE_F32 || dtype == HWINFER_DTYPE_F16 || dtype == HWINFER_DTYPE_BF16;
-}
-
 // y [m, w.rows] = x [m, w.cols] w^T: gemm for F32/F16/BF16 weights, matmul_quantized otherwise.
 Status EmitMatmul(const KernelSink& sink, const char* what, const hwinfer_tensor_view& x,
                   const DeviceTensor& w, const hwinfer_tensor_view& y) {
-  const int64_t m = x.shape[0];
-  if (IsPlainFloat(w.dtype)) {
-    auto desc = NewDesc<hwinfer_gemm_desc>(HWINFER_KERNEL_GEMM);
-    desc.m = m;
-    desc.n = w.rows;
-    desc.k = w.cols;
-    desc.b_transposed = 1;
-    desc.alpha = 1.0f;
-    desc.beta = 0.0f;
-    desc.a = x;
-    desc.b = w.View();
-    desc.c = y;
-    return sink(AsKernelDesc(desc), what);
-  }
-  auto desc = NewDesc<hwinfer_matmul_quantized_desc>(HWINFER_KERNEL_MATMUL_QUANTIZED);
-  desc.m = m;
-  desc.n = w.rows;
-  desc.k = w.cols;
-  desc.x = x;
-  desc.w = w.View();
-  desc.y = y;
-  return sink(AsKernelDesc(desc), what);
+  return sink(MakeWeightMatmul(x, w.View(), y).desc(), what);
 }
 
 }  // namespace

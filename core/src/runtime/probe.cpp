@@ -48,10 +48,6 @@ StatusOr<Buffer> FilledBuffer(Device& device, Stream& stream, const std::vector<
   return buffer;
 }
 
-bool IsPlainFloat(uint32_t dtype) {
-  return dtype == HWINFER_DTYPE_F32 || dtype == HWINFER_DTYPE_F16 || dtype == HWINFER_DTYPE_BF16;
-}
-
 // |count| bytes each in [0x30, 0x3b]: read as any F32, F16 or BF16 value (a byte of this range is
 // the high byte) or as the f16 scales of a GGUF block, every value is finite, normal and at most
 // 1 in magnitude; read as int8 quants, small positive integers. So every weight dtype's probe runs
@@ -80,37 +76,14 @@ std::vector<uint8_t> ActivationBytes(int64_t m, int64_t k) {
 // Times |peak|'s matmul (kernel, weight dtype and shape already set) on freshly filled buffers.
 StatusOr<MatmulPeak> TimeMatmul(Device& device, MatmulPeak peak, const ProbeOptions& options) {
   const int64_t m = peak.m, n = peak.n, k = peak.k;
-  hwinfer_gemm_desc gemm;
-  std::memset(&gemm, 0, sizeof(gemm));
-  gemm.struct_size = sizeof(gemm);
-  gemm.kind = HWINFER_KERNEL_GEMM;
-  gemm.m = m;
-  gemm.n = n;
-  gemm.k = k;
-  gemm.b_transposed = 1;
-  gemm.alpha = 1.0f;
-  gemm.beta = 0.0f;
-  hwinfer_matmul_quantized_desc quantized;
-  std::memset(&quantized, 0, sizeof(quantized));
-  quantized.struct_size = sizeof(quantized);
-  quantized.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
-  quantized.m = m;
-  quantized.n = n;
-  quantized.k = k;
-  const bool is_gemm = peak.kernel == HWINFER_KERNEL_GEMM;
-  auto set_views = [&](hwinfer_buffer* x, hwinfer_buffer* w, hwinfer_buffer* y) {
-    const hwinfer_tensor_view xv = ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k});
-    const hwinfer_tensor_view wv = ContiguousView(w, 0, peak.weight_dtype, {n, k});
-    const hwinfer_tensor_view yv = ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n});
-    gemm.a = quantized.x = xv;
-    gemm.b = quantized.w = wv;
-    gemm.c = quantized.y = yv;
+  // The descriptor the executor launches for this weight dtype (MakeWeightMatmul).
+  auto matmul = [&](hwinfer_buffer* x, hwinfer_buffer* w, hwinfer_buffer* y) {
+    return MakeWeightMatmul(ContiguousView(x, 0, HWINFER_DTYPE_F32, {m, k}),
+                            ContiguousView(w, 0, peak.weight_dtype, {n, k}),
+                            ContiguousView(y, 0, HWINFER_DTYPE_F32, {m, n}));
   };
-  auto desc = [&]() -> const hwinfer_kernel_desc& {
-    return is_gemm ? AsKernelDesc(gemm) : AsKernelDesc(quantized);
-  };
-  set_views(nullptr, nullptr, nullptr);
-  HWINFER_ASSIGN_OR_RETURN(KernelSupport support, device.QueryKernel(desc()));
+  HWINFER_ASSIGN_OR_RETURN(KernelSupport support,
+                           device.QueryKernel(matmul(nullptr, nullptr, nullptr).desc()));
   if (!support.supported) {
     peak.flops.reason = support.reason.empty() ? "unsupported" : support.reason;
     return peak;
@@ -121,11 +94,11 @@ StatusOr<MatmulPeak> TimeMatmul(Device& device, MatmulPeak peak, const ProbeOpti
                                                   WeightBytes(static_cast<uint64_t>(n) *
                                                               RowBytes(peak.weight_dtype, k))));
   HWINFER_ASSIGN_OR_RETURN(Buffer y, device.Allocate(static_cast<uint64_t>(m * n) * sizeof(float)));
-  set_views(x.handle(), w.handle(), y.handle());
+  const WeightMatmul launch = matmul(x.handle(), w.handle(), y.handle());
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   HWINFER_ASSIGN_OR_RETURN(peak.flops,
-                           TimeLaunches(device, stream, options.repetitions, flops, desc()));
+                           TimeLaunches(device, stream, options.repetitions, flops, launch.desc()));
   return peak;
 }
 
@@ -193,14 +166,15 @@ MatmulPeak MeasureMatmulPeak(const std::shared_ptr<Device>& device, uint32_t wei
                              const ProbeOptions& options) {
   MatmulPeak peak;
   peak.weight_dtype = weight_dtype;
-  peak.kernel = IsPlainFloat(weight_dtype) ? HWINFER_KERNEL_GEMM : HWINFER_KERNEL_MATMUL_QUANTIZED;
+  peak.kernel =
+      IsPlainFloatDtype(weight_dtype) ? HWINFER_KERNEL_GEMM : HWINFER_KERNEL_MATMUL_QUANTIZED;
   const int64_t width =
       std::max<int64_t>(1, options.matmul_width > 0 ? options.matmul_width : options.gemm_size);
   const int64_t block = DtypeBlockValues(weight_dtype);
   peak.m = std::max<int64_t>(1, options.gemm_size);
   peak.n = width;
   peak.k = (width + block - 1) / block * block;
-  if (!IsPlainFloat(weight_dtype) && hwinfer_dtype_block_bytes(weight_dtype) == 0) {
+  if (!IsPlainFloatDtype(weight_dtype) && hwinfer_dtype_block_bytes(weight_dtype) == 0) {
     peak.flops.reason = std::string("not a weight dtype: ") + DtypeName(weight_dtype);
     return peak;
   }

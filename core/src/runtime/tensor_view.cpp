@@ -129,4 +129,42 @@ uint64_t ViewEndBytes(const hwinfer_tensor_view& view) {
          DtypeElementBytes(view.dtype);
 }
 
+bool IsPlainFloatDtype(uint32_t dtype) {
+  return dtype == HWINFER_DTYPE_F32 || dtype == HWINFER_DTYPE_F16 || dtype == HWINFER_DTYPE_BF16;
+}
+
+WeightMatmul MakeWeightMatmul(const hwinfer_tensor_view& x, const hwinfer_tensor_view& w,
+                              const hwinfer_tensor_view& y) {
+  WeightMatmul out;
+  std::memset(&out.gemm, 0, sizeof(out.gemm));
+  std::memset(&out.quantized, 0, sizeof(out.quantized));
+  out.is_gemm = IsPlainFloatDtype(w.dtype);
+  const int64_t m = x.shape[0], n = w.shape[0], k = w.shape[1];
+  if (out.is_gemm) {
+    hwinfer_gemm_desc& d = out.gemm;
+    d.struct_size = sizeof(d);
+    d.kind = HWINFER_KERNEL_GEMM;
+    d.m = m;
+    d.n = n;
+    d.k = k;
+    d.b_transposed = 1;
+    d.alpha = 1.0f;
+    d.beta = 0.0f;
+    d.a = x;
+    d.b = w;
+    d.c = y;
+  } else {
+    hwinfer_matmul_quantized_desc& d = out.quantized;
+    d.struct_size = sizeof(d);
+    d.kind = HWINFER_KERNEL_MATMUL_QUANTIZED;
+    d.m = m;
+    d.n = n;
+    d.k = k;
+    d.x = x;
+    d.w = w;
+    d.y = y;
+  }
+  return out;
+}
+
 }  // namespace hwinfer
