@@ -154,7 +154,8 @@ struct hwinfer_graph {
 
 namespace hwinfer::gpu {
 
-// Makes |device| the calling thread's current device (every slot that touches it calls this).
+// Makes |device| the calling thread's current device (every slot that touches it calls this)
+// and clears the thread's last runtime error, so the slot's launch checks see their own only.
 hwinfer_error* use_device(const hwinfer_device* device, const char* what);
 
 // The stream's scratch area, at least |bytes| long, for kernels enqueued on |stream| (stream order

@@ -89,6 +89,12 @@ emuError_t refuse_while_capturing(emuStream_t stream) {
   return emuErrorStreamCaptureUnsupported;
 }
 
+// |error|, also kept as the thread's last error when it is one (emuGetLastError reads it).
+emuError_t recorded(emuError_t error) {
+  if (error != emuSuccess) emu::set_last_error(error);
+  return error;
+}
+
 emuError_t run_all(const std::vector<emu::Operation>& operations) {
   for (const emu::Operation& operation : operations) {
     const emuError_t error = operation();
@@ -200,12 +206,16 @@ const char* emuGetErrorString(emuError_t error) {
   return "unknown error";
 }
 
-emuError_t emuMalloc(void** pointer, size_t bytes) { return allocate(pointer, bytes, true); }
-emuError_t emuFree(void* pointer) { return release(pointer); }
-emuError_t emuHostAlloc(void** pointer, size_t bytes, unsigned /*flags*/) {
-  return allocate(pointer, bytes, false);
+// The memory calls record a failure as the thread's last error too, as CUDA and HIP do for every
+// failed call: a launcher that reads GetLastError after an allocation failed sees it.
+emuError_t emuMalloc(void** pointer, size_t bytes) {
+  return recorded(allocate(pointer, bytes, true));
 }
-emuError_t emuFreeHost(void* pointer) { return release(pointer); }
+emuError_t emuFree(void* pointer) { return recorded(release(pointer)); }
+emuError_t emuHostAlloc(void** pointer, size_t bytes, unsigned /*flags*/) {
+  return recorded(allocate(pointer, bytes, false));
+}
+emuError_t emuFreeHost(void* pointer) { return recorded(release(pointer)); }
 
 emuError_t emuHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned flags) {
   if (device_pointer == nullptr || host_pointer == nullptr || flags != 0) {

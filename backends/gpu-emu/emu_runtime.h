@@ -115,7 +115,8 @@ emuError_t emuDriverGetVersion(int* version);
 emuError_t emuRuntimeGetVersion(int* version);
 emuError_t emuMemGetInfo(size_t* free_bytes, size_t* total_bytes);
 emuError_t emuDeviceSynchronize();
-// The last error of this thread's calls (a failed launch), reset to emuSuccess by GetLastError.
+// The last error of this thread's calls (a failed launch or memory call), reset to emuSuccess by
+// GetLastError.
 emuError_t emuGetLastError();
 emuError_t emuPeekAtLastError();
 const char* emuGetErrorString(emuError_t error);

@@ -171,6 +171,13 @@ int main() {
   GPU_LAUNCH(reverse_through_shared, 1, 64, 64 * 1024, nullptr, reversed.data());
   CHECK(emuGetLastError() == emuSuccess);
 
+  // A refused allocation is the thread's last error until read, as on a GPU.
+  void* too_big = nullptr;
+  CHECK(emuMalloc(&too_big, kEmuMemoryBytes + 1) == emuErrorMemoryAllocation);
+  CHECK(emuPeekAtLastError() == emuErrorMemoryAllocation);
+  CHECK(emuGetLastError() == emuErrorMemoryAllocation);
+  CHECK(emuGetLastError() == emuSuccess);
+
   // Capture: a launch, a D2D copy and a memset recorded on |stream|; nothing runs until a replay.
   {
     constexpr int kN = 300;
