@@ -4,7 +4,9 @@
 // quantizes x at larger m too, as llama.cpp's CPU backend does):
 //   m <= kGemvMaxRows (8, decode): x quantized to 8-bit blocks in the stream's scratch as
 //     llama.cpp quantizes it for the type, then the GEMV (matmul_q.cu, matmul_q_dequant.cu);
-//   larger m (prefill): x exact, w dequantized into the tiles of an F32 GEMM (matmul_q_tiled).
+//   larger m (prefill): x exact, w dequantized to F32 and multiplied by the vendor BLAS where the
+//     plugin has one (vendor_blas.h, try_vendor_weight_product), else dequantized into the tiles
+//     of the built-in F32 GEMM (matmul_q_tiled).
 // matmul_quantized_limits adds what the kernels cannot run (strides that are not whole
 // non-negative elements, dimensions of 2^31 or more) as UNSUPPORTED with the reason. Must not read
 // buffer contents on the host.
@@ -13,6 +15,7 @@
 #include "common/kernel_checks.h"
 #include "kernel_util.h"
 #include "launch.h"
+#include "vendor_blas.h"
 
 namespace hwinfer::gpu {
 
@@ -57,6 +60,23 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     problem.y_col_stride = desc->y.strides_bytes[1] / 4;
     GPU_RETURN_IF_ERROR(use_device(stream->device, "matmul_quantized"));
     if (problem.m > kGemvMaxRows) {
+      if (problem.x_col_stride == 1 && problem.y_col_stride == 1) {
+        const WeightProduct product{problem.m,
+                                    problem.n,
+                                    problem.k,
+                                    1.0f,
+                                    0.0f,
+                                    problem.x,
+                                    problem.x_row_stride,
+                                    problem.w_dtype,
+                                    problem.w,
+                                    problem.w_row_bytes,
+                                    problem.y,
+                                    problem.y_row_stride};
+        bool vendor = false;
+        GPU_RETURN_IF_ERROR(try_vendor_weight_product(stream, product, &vendor));
+        if (vendor) return nullptr;
+      }
       return check_runtime(launch_matmul_q_tiled(problem, stream->stream), "matmul_quantized",
                            "kernel launch");
     }

@@ -171,6 +171,12 @@ gpuError_t launch_matmul_q_gemv_dequant(const QuantMatmulProblem& problem, int64
 // the tiles of an F32 GEMM.
 gpuError_t launch_matmul_q_tiled(const QuantMatmulProblem& problem, gpuStream_t stream);
 
+// widen.cu — |rows| rows of weights (|src_row_bytes| apart, |cols| values each, of |dtype|: F16,
+// BF16 or a block dtype of plugin.h) into dst [rows, cols] F32, dense, each value exact: the
+// operand vendor_blas.cpp hands its F32 GEMM. gpuErrorInvalidValue for any other dtype.
+gpuError_t launch_widen_rows(uint32_t dtype, int64_t rows, int64_t cols, const uint8_t* src,
+                             int64_t src_row_bytes, float* dst, gpuStream_t stream);
+
 // attention_decode.cu and attention_prefill.cu — the attention launchers; their arguments (the
 // paged pools, the block table, the query/output layouts) are the structs of paged_kv.h.
 //   decode:  validation, then per batch of sequences the partition kernel and the reduce kernel;

@@ -26,6 +26,7 @@ set(HWINFER_GPU_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/gemm.cu
   ${CMAKE_CURRENT_LIST_DIR}/matmul_q.cu
   ${CMAKE_CURRENT_LIST_DIR}/matmul_q_dequant.cu
+  ${CMAKE_CURRENT_LIST_DIR}/widen.cu
   ${CMAKE_CURRENT_LIST_DIR}/attention_decode.cu
   ${CMAKE_CURRENT_LIST_DIR}/attention_prefill.cu)
 # Headers the kernels include (the HIP custom commands list them as dependencies).

@@ -7,6 +7,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,9 @@ inline constexpr const char* kName = "cuBLAS";
 inline constexpr const char* kSymbolPrefix = "cublas";
 // cuBLAS's recommended workspace on Hopper (4 MiB is enough before it).
 inline constexpr uint64_t kWorkspaceBytes = uint64_t{32} << 20;
+// Weights widened to F32 per GemmEx, at most (try_vendor_weight_product): big enough that each
+// GemmEx is a large product, small enough that the stream's scratch stays modest.
+inline constexpr uint64_t kWidenChunkBytes = uint64_t{64} << 20;
 // cublas_api.h overloads cublasGemmEx in C++ (a wrapper taking a cudaDataType compute type): the
 // cast picks the C entry, and fails to compile when its signature is not this one.
 using GemmExFn = Status (*)(Handle, Operation, Operation, int, int, int, const void*, const void*,
@@ -86,6 +90,7 @@ inline constexpr Property kVersionParts[3] = {EMU_MAJOR_VERSION, EMU_MINOR_VERSI
 inline constexpr const char* kName = "the emulator's cuBLAS stand-in";
 inline constexpr const char* kSymbolPrefix = "emublas";
 inline constexpr uint64_t kWorkspaceBytes = uint64_t{1} << 20;
+inline constexpr uint64_t kWidenChunkBytes = uint64_t{64} << 10;  // several chunks in the tests
 using GemmExFn = decltype(&emublasGemmEx);
 #endif
 using CreateFn = decltype(&BLAS(Create_v2));
@@ -295,6 +300,60 @@ struct VendorBlas {
   }
 };
 
+namespace {
+
+// The handle of |stream|'s device bound to |stream| and to the stream's scratch: the workspace
+// first, then |extra_bytes| at |extra| (256-byte aligned) for the caller; |lock| holds the
+// vendor's mutex while the caller enqueues. handle == nullptr (no error): use the built-in kernel.
+struct BoundHandle {
+  std::unique_lock<std::mutex> lock;
+  blas::Handle handle = nullptr;
+  uint8_t* extra = nullptr;
+};
+
+hwinfer_error* bind_handle(hwinfer_stream* stream, VendorBlas* vendor, uint64_t extra_bytes,
+                           BoundHandle* out) {
+  // The stream's scratch area (while capturing: the graph's, graph.cpp) is the handle's workspace
+  // while this stream uses it. Growing it waits for the stream, so it is taken before the lock.
+  uint8_t* scratch = nullptr;
+  GPU_RETURN_IF_ERROR(stream_scratch(stream, blas::kWorkspaceBytes + extra_bytes, &scratch));
+  out->lock = std::unique_lock<std::mutex>(vendor->mutex);
+  GPU_RETURN_IF_ERROR(vendor->handle(stream->device->ordinal, &out->handle));
+  if (out->handle == nullptr) return nullptr;
+  const Library& lib = *vendor->library;
+  // SetStream first: it resets the workspace to the library's own.
+  GPU_RETURN_IF_ERROR(check_blas(lib.set_stream(out->handle, stream->stream), "SetStream"));
+  GPU_RETURN_IF_ERROR(
+      check_blas(lib.set_workspace(out->handle, scratch, blas::kWorkspaceBytes), "SetWorkspace"));
+  out->extra = scratch + blas::kWorkspaceBytes;  // kWorkspaceBytes is a multiple of 256
+  return nullptr;
+}
+
+// F16 / BF16 weights [n, k] against F32 x and y: the BLAS takes no mixed operands, so the gemm
+// goes through try_vendor_weight_product (the weights widened to F32).
+bool mixed_weight_gemm(const hwinfer_gemm_desc& desc, const BlasOperand& a, const BlasOperand& b,
+                       const BlasOperand& c, WeightProduct* out) {
+  if (a.type != blas::kF32 || c.type != blas::kF32 || b.type == blas::kF32 ||
+      desc.b_transposed == 0) {
+    return false;
+  }
+  *out = WeightProduct{desc.m,
+                       desc.n,
+                       desc.k,
+                       desc.alpha,
+                       desc.beta,
+                       static_cast<const float*>(a.data),
+                       a.ld,
+                       desc.b.dtype,
+                       static_cast<const uint8_t*>(b.data),
+                       int64_t{b.ld} * 2,
+                       static_cast<float*>(c.data),
+                       c.ld};
+  return true;
+}
+
+}  // namespace
+
 hwinfer_error* try_vendor_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc& desc, bool* used) {
   *used = false;
   VendorBlas* vendor = stream->device->plugin->blas.get();
@@ -303,33 +362,63 @@ hwinfer_error* try_vendor_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc& 
   const int64_t b_rows = desc.b_transposed != 0 ? desc.n : desc.k;
   const int64_t b_cols = desc.b_transposed != 0 ? desc.k : desc.n;
   if (!blas_operand(desc.a, desc.m, desc.k, &a) || !blas_operand(desc.b, b_rows, b_cols, &b) ||
-      !blas_operand(desc.c, desc.m, desc.n, &c) || a.type != b.type ||
-      (c.type != blas::kF32 && c.type != a.type)) {
+      !blas_operand(desc.c, desc.m, desc.n, &c)) {
     return nullptr;
   }
-  // The stream's scratch area (while capturing: the graph's, graph.cpp) is the handle's workspace
-  // while this stream uses it; it holds at least kWorkspaceBytes. Growing it waits for the stream,
-  // so it is taken before the lock.
-  uint8_t* workspace = nullptr;
-  GPU_RETURN_IF_ERROR(stream_scratch(stream, blas::kWorkspaceBytes, &workspace));
-  std::lock_guard<std::mutex> lock(vendor->mutex);
-  blas::Handle handle = nullptr;
-  GPU_RETURN_IF_ERROR(vendor->handle(stream->device->ordinal, &handle));
-  if (handle == nullptr) return nullptr;
-  const Library& lib = *vendor->library;
-  // SetStream first: it resets the workspace to the library's own.
-  GPU_RETURN_IF_ERROR(check_blas(lib.set_stream(handle, stream->stream), "SetStream"));
-  GPU_RETURN_IF_ERROR(
-      check_blas(lib.set_workspace(handle, workspace, blas::kWorkspaceBytes), "SetWorkspace"));
+  if (WeightProduct product{}; a.type != b.type && mixed_weight_gemm(desc, a, b, c, &product)) {
+    return try_vendor_weight_product(stream, product, used);
+  }
+  if (a.type != b.type || (c.type != blas::kF32 && c.type != a.type)) return nullptr;
+  BoundHandle bound;
+  GPU_RETURN_IF_ERROR(bind_handle(stream, vendor, 0, &bound));
+  if (bound.handle == nullptr) return nullptr;
   // Column-major: C^T [n, m] = op(B)^T [n, k] @ A^T [k, m] (see vendor_blas.h).
   const float alpha = desc.alpha;
   const float beta = desc.beta;
   GPU_RETURN_IF_ERROR(check_blas(
-      lib.gemm_ex(handle, desc.b_transposed != 0 ? blas::kOpT : blas::kOpN, blas::kOpN,
-                  static_cast<int>(desc.n), static_cast<int>(desc.m), static_cast<int>(desc.k),
-                  &alpha, b.data, b.type, b.ld, a.data, a.type, a.ld, &beta, c.data, c.type, c.ld,
-                  blas::kCompute32F, blas::kDefaultAlgo),
+      vendor->library->gemm_ex(bound.handle, desc.b_transposed != 0 ? blas::kOpT : blas::kOpN,
+                               blas::kOpN, static_cast<int>(desc.n), static_cast<int>(desc.m),
+                               static_cast<int>(desc.k), &alpha, b.data, b.type, b.ld, a.data,
+                               a.type, a.ld, &beta, c.data, c.type, c.ld, blas::kCompute32F,
+                               blas::kDefaultAlgo),
       "GemmEx"));
+  *used = true;
+  return nullptr;
+}
+
+hwinfer_error* try_vendor_weight_product(hwinfer_stream* stream, const WeightProduct& p,
+                                         bool* used) {
+  *used = false;
+  VendorBlas* vendor = stream->device->plugin->blas.get();
+  if (vendor == nullptr || p.m <= kGemvMaxRows || p.m > INT32_MAX || p.n > INT32_MAX ||
+      p.k > INT32_MAX || p.x_ld < p.k || p.x_ld > INT32_MAX || p.y_ld < p.n || p.y_ld > INT32_MAX) {
+    return nullptr;
+  }
+  // Rows of w per chunk: as many as kWidenChunkBytes of F32 holds, at least one.
+  const int64_t row_f32_bytes = p.k * 4;
+  const int64_t chunk_rows =
+      std::max<int64_t>(1, std::min<int64_t>(p.n, blas::kWidenChunkBytes / row_f32_bytes));
+  BoundHandle bound;
+  GPU_RETURN_IF_ERROR(
+      bind_handle(stream, vendor, static_cast<uint64_t>(chunk_rows * row_f32_bytes), &bound));
+  if (bound.handle == nullptr) return nullptr;
+  auto* widened = reinterpret_cast<float*>(bound.extra);
+  // Column-major, per chunk of rows j0.. of w: y^T [rows, m] = W_chunk [rows, k] @ x^T [k, m],
+  // W_chunk read transposed (its column-major view is [k, rows] with ld = k).
+  for (int64_t j0 = 0; j0 < p.n; j0 += chunk_rows) {
+    const int64_t rows = std::min(chunk_rows, p.n - j0);
+    GPU_RETURN_IF_ERROR(
+        check_runtime(launch_widen_rows(p.w_dtype, rows, p.k, p.w + j0 * p.w_row_bytes,
+                                        p.w_row_bytes, widened, stream->stream),
+                      "gemm", "widen kernel launch"));
+    GPU_RETURN_IF_ERROR(check_blas(
+        vendor->library->gemm_ex(bound.handle, blas::kOpT, blas::kOpN, static_cast<int>(rows),
+                                 static_cast<int>(p.m), static_cast<int>(p.k), &p.alpha, widened,
+                                 blas::kF32, static_cast<int>(p.k), p.x, blas::kF32,
+                                 static_cast<int>(p.x_ld), &p.beta, p.y + j0, blas::kF32,
+                                 static_cast<int>(p.y_ld), blas::kCompute32F, blas::kDefaultAlgo),
+        "GemmEx"));
+  }
   *used = true;
   return nullptr;
 }
@@ -339,6 +428,11 @@ hwinfer_error* try_vendor_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc& 
 struct VendorBlas {};
 
 hwinfer_error* try_vendor_gemm(hwinfer_stream*, const hwinfer_gemm_desc&, bool* used) {
+  *used = false;
+  return nullptr;
+}
+
+hwinfer_error* try_vendor_weight_product(hwinfer_stream*, const WeightProduct&, bool* used) {
   *used = false;
   return nullptr;
 }

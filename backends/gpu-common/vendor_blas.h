@@ -11,9 +11,16 @@
 //            synonym); the hip plugin rejects both;
 //   builtin  the built-in kernel.
 // plugin_init logs at INFO which path is used and why. Even with the vendor BLAS, a gemm whose
-// operands it cannot take (mixed A / B dtypes, a C dtype other than F32 or A's, strided innermost
-// dimensions, leading dimensions below the inner extent or of 2^31 or more) uses the built-in
-// kernel; m <= kGemvMaxRows always uses gemv.cu.
+// operands it cannot take (mixed A / B dtypes other than the weights' case below, a C dtype other
+// than F32 or A's, strided innermost dimensions, leading dimensions below the inner extent or of
+// 2^31 or more) uses the built-in kernel; m <= kGemvMaxRows always uses gemv.cu.
+//
+// Weights the BLAS cannot take as they are: F16 / BF16 weights [n, k] (b_transposed) against F32
+// activations and output (the executor's gemm), and matmul_quantized's GGUF block weights for
+// m > kGemvMaxRows, go through try_vendor_weight_product: the weights are widened to F32 (exactly)
+// into the stream's scratch, a chunk of rows at a time, and an F32 GemmEx runs on each chunk. The
+// result keeps the f32 contract (no product is rounded to half precision); on an H200 the F32
+// GemmEx ran at 8-11x the built-in kernels' rate (docs/PERFORMANCE.md, 2026-12-04).
 //
 // Row-major -> column-major: row-major C [m, n] = alpha * A [m, k] @ op(B) + beta * C is, read
 // column-major, C^T [n, m] = alpha * op(B)^T @ A^T + beta * C^T, i.e. GemmEx(transa = b_transposed
@@ -46,6 +53,27 @@ hwinfer_error* select_gemm_path(hwinfer_plugin* plugin, GemmOption option);
 // and it can take the gemm; *used says whether it did (false: nothing was enqueued, use the
 // built-in kernel). An error from the library is returned as INTERNAL naming the status.
 hwinfer_error* try_vendor_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc& desc, bool* used);
+
+// y [m, n] F32 = alpha * x [m, k] F32 @ w^T + beta * y (y not read when beta == 0), w [n, k]: rows
+// of |w_dtype| (F16, BF16 or a block dtype of plugin.h) |w_row_bytes| apart. Leading dimensions
+// in elements; rows of x and y contiguous.
+struct WeightProduct {
+  int64_t m, n, k;
+  float alpha, beta;
+  const float* x;
+  int64_t x_ld;
+  uint32_t w_dtype;
+  const uint8_t* w;
+  int64_t w_row_bytes;
+  float* y;
+  int64_t y_ld;
+};
+
+// Enqueues |product| through the vendor BLAS (w widened to F32 chunk by chunk, see above) when the
+// plugin has one, m > kGemvMaxRows and the dimensions fit its 32-bit arguments; *used says whether
+// it did (false: nothing was enqueued).
+hwinfer_error* try_vendor_weight_product(hwinfer_stream* stream, const WeightProduct& product,
+                                         bool* used);
 
 }  // namespace hwinfer::gpu
 
