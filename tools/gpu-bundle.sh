@@ -28,13 +28,30 @@ for plugin in cpu cuda vulkan; do
   cp "$build/lib/hwinfer/plugins/hwinfer-$plugin.so" "$bundle/lib/hwinfer/plugins/"
 done
 cp -L "$(ldconfig -p | awk '/libvulkan.so.1 .*x86-64/ {print $NF; exit}')" "$bundle/lib/libvulkan.so.1"
+# The NVIDIA Vulkan driver there (libGLX_nvidia.so.0, named by its ICD manifest) needs GLVND's
+# dispatch libraries, which that machine's image lacks: without them the loader finds no driver
+# (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER, seen on 2026-12-04).
+glvnd=(libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0 libGL.so.1)
+if ! ldconfig -p | grep -q 'libGLdispatch.so.0 .*x86-64'; then
+  sudo_cmd=()
+  if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+  "${sudo_cmd[@]}" apt-get install -y -q --no-install-recommends libglvnd0 libglx0 libegl1 \
+    libopengl0 libgl1
+fi
+for name in "${glvnd[@]}"; do
+  cp -L "$(ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}')" "$bundle/lib/$name"
+done
+# The hardware files (spec peaks for MBU and MFU), where libhwinfer looks for installed ones:
+# <prefix>/share/hwinfer/hardware beside <prefix>/lib.
+mkdir -p "$bundle/share/hwinfer"
+cp -r "$repo/configs/hardware" "$bundle/share/hwinfer/hardware"
 
 # Every shared library the programs and plugins load, from this machine; the C library and the
 # dynamic loader go to glibc/ (they must match each other, and only replace the machine's own
 # when the programs need a newer one).
 glibc_names='^(ld-linux-x86-64|libc|libm|libpthread|libdl|librt)\.so'
 for file in "$bundle"/bin/* "$bundle"/lib/hwinfer/plugins/*.so "$bundle"/lib/libhwinfer.so \
-            "$bundle/lib/libvulkan.so.1"; do
+            "$bundle/lib/libvulkan.so.1" "${glvnd[@]/#/$bundle/lib/}"; do
   ldd "$file" | awk '/=> \// {print $3} /^[ \t]*\/lib.*ld-linux/ {print $1}'
 done | sort -u | while read -r library; do
   name="$(basename "$library")"

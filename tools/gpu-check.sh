@@ -22,6 +22,12 @@
 # to gpu-check-out/ when OUT is unset. Budget: under 10 minutes on an H200; a step that fails is
 # reported in the table and the script goes on.
 set -uo pipefail
+# GPU_CHECK_QUICK=1: a second call in one lease (about 3 minutes): the devices, both conformance
+# runs, the Vulkan GEMVs, the prefill GEMMs with cuBLAS only (one repetition), and the sweeps at
+# fewer points (f16 at 1, 8, 32; q4_0 at 32).
+quick="${GPU_CHECK_QUICK:-}"
+repetitions=3
+[ -n "$quick" ] && repetitions=1
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bundle="$(cd "${1:-$repo/gpu-bundle}" && pwd)"
 out="${OUT:-$repo/gpu-check-out}"
@@ -60,6 +66,10 @@ for icd in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json /usr/share/vulka
            /etc/vulkan/icd.d/nvidia_icd.json; do
   if [ -f "$icd" ]; then export VK_DRIVER_FILES="$icd" VK_ICD_FILENAMES="$icd"; break; fi
 done
+# The driver's libraries (libGLX_nvidia.so.0, which the manifest names without a folder).
+for dir in /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
+  [ -d "$dir" ] && export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$dir"
+done
 work="$(mktemp -d)"  # configs (the device tool brings back at most 8 files from $OUT)
 config="$work/gpu-check.yaml"  # cuda and vulkan on one card: keep both devices
 cat > "$config" <<YAML
@@ -72,8 +82,12 @@ YAML
 
 say "machine"
 (nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv || true) 2>&1 | tee -a "$log"
-say "devices"
-hw --config "$config" devices 2>&1 | tee -a "$log"
+say "devices (Vulkan driver manifest: ${VK_DRIVER_FILES:-none found})"
+hw --config "$config" devices 2>&1 | tee -a "$log" | grep -c "vulkan:0" > /dev/null || {
+  say "no vulkan device: the Vulkan loader's account"
+  VK_LOADER_DEBUG=error,warn,driver hw --config "$config" devices 2>&1 | grep -iv "^ " | head -n 40 |
+    tee -a "$log"
+}
 say "probe (cuda)"
 hw --config "$config" probe --json --size-mib 1024 > "$out/probe.json" 2>> "$log"; cat "$out/probe.json" >> "$log"
 
@@ -100,14 +114,21 @@ matmul_bench() {  # NAME FILTER ARGS...: one Google Benchmark run into $work/NAM
   local name="$1" filter="$2"
   shift 2
   timeout 150 "${launch[@]}" "$bundle/bin/hwinfer_matmul_bench" "$@" \
-    --benchmark_filter="$filter" --benchmark_repetitions=3 \
+    --benchmark_filter="$filter" --benchmark_repetitions="$repetitions" \
     --benchmark_report_aggregates_only=true --benchmark_out="$work/$name.json" \
     --benchmark_out_format=json 2>&1 | tee -a "$log"
 }
-for backend in cuda vulkan; do
+if [ -n "$quick" ]; then
+  backends=(vulkan)  # GEMVs on the driver that came up last time only
+  gemms=(cublas)
+else
+  backends=(cuda vulkan)
+  gemms=(builtin cublas)
+fi
+for backend in "${backends[@]}"; do
   matmul_bench "gemv-$backend" 'BM_GemvLlama2_7b' --backend="$backend"
 done
-for gemm in builtin cublas; do
+for gemm in "${gemms[@]}"; do
   matmul_bench "prefill-$gemm" 'BM_PrefillTinyLlama|BM_Matmul/dtype:0/' --backend=cuda \
     --plugin-option=gemm="$gemm"
 done
@@ -138,10 +159,15 @@ YAML
     --batch "$batches" --requests-per-batch 1 --json "$out/sweep-$name.json" --no-progress 2>&1 |
     tee -a "$log"
 }
-sweep f16 f16 true 1,8,32
-sweep q4_0 q4_0 true 1,8,32
-# What the decode graphs are worth: batch 1 again with every kernel launched one by one.
-sweep f16-nographs f16 false 1
+if [ -n "$quick" ]; then
+  sweep f16 f16 true 1,8,32
+  sweep q4_0 q4_0 true 32
+else
+  sweep f16 f16 true 1,8,32
+  sweep q4_0 q4_0 true 1,8,32
+  # What the decode graphs are worth: batch 1 again with every kernel launched one by one.
+  sweep f16-nographs f16 false 1
+fi
 
 say "summary"
 python3 "$repo/tools/gpu_check_table.py" "$out" | tee -a "$log"
