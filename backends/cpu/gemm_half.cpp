@@ -9,13 +9,15 @@
 #include "gemm_half_kernels.h"
 #include "hwinfer/plugin.h"
 #include "reference/half.h"
+#include "weight_formats.h"
 
 namespace hwinfer::cpu {
 
 namespace {
 
 // m <= this streams B once from memory (decode, batched decode): through register tiles where
-// the ISA has them, else row by row; larger m (prefill) packs B for the f32 GEMM micro-kernel.
+// the ISA has them, else row by row; larger m (prefill) packs B for the f32 GEMM micro-kernel,
+// except with tiles that are fast at every m (AVX-512: tiles_at_every_m), which run prefill too.
 constexpr int64_t kTilesMaxM = 64;
 constexpr int64_t kRowsMaxM = 8;
 constexpr int64_t kChunkMaxRows = 64;            // rows of a per dot_tiles pass, at most
@@ -73,6 +75,10 @@ void dot_rows_portable(const float* a, int64_t lda, int64_t m, const uint16_t* b
 
 const GemmHalfKernels& kernels_for(GemmIsa isa) {
   static const GemmHalfKernels portable = gemm_half_kernels_portable();
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+  static const GemmHalfKernels avx512 = gemm_half_kernels_avx512();
+  if (isa == GemmIsa::kAvx2Fma && use_avx512_vnni()) return avx512;
+#endif
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
   static const GemmHalfKernels avx2 = gemm_half_kernels_avx2();
   if (isa == GemmIsa::kAvx2Fma) return avx2;
@@ -233,7 +239,9 @@ void gemm_half(const GemmHalfProblem& p, ThreadPool& pool, GemmIsa isa, ScratchB
     const auto* b = static_cast<const uint16_t*>(p.b);
     const bool bf16 = p.b_dtype == HWINFER_DTYPE_BF16;
     const bool rows_of_b = p.b_row_stride == 1 && f.a_col_stride == 1;  // weights [n, k]
-    const int64_t max_m = kernels.dot_tiles != nullptr ? kTilesMaxM : kRowsMaxM;
+    const int64_t max_m = kernels.dot_tiles == nullptr ? kRowsMaxM
+                          : kernels.tiles_at_every_m   ? p.m
+                                                       : kTilesMaxM;
     if (rows_of_b && p.m <= max_m) {
       gemv_half(f, b, p.b_col_stride, bf16, pool, kernels);
     } else {

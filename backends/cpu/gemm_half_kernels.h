@@ -2,7 +2,8 @@
 // conversion and the decode dot products against f16/bf16 weight rows.
 //
 // The AVX2 set lives in gemm_half_avx2.cpp (built with -mavx2 -mfma -mf16c) and may be called only
-// when detect_gemm_isa() returned kAvx2Fma; the portable set (gemm_half.cpp) runs anywhere. Both
+// when detect_gemm_isa() returned kAvx2Fma; the AVX-512 set (gemm_half_avx512.cpp) only where
+// use_avx512_vnni() also said yes; the portable set (gemm_half.cpp) runs anywhere. Both
 // convert exactly (f16 and bf16 values are all representable in f32). They must not allocate.
 #ifndef HWINFER_BACKENDS_CPU_GEMM_HALF_KERNELS_H_
 #define HWINFER_BACKENDS_CPU_GEMM_HALF_KERNELS_H_
@@ -21,11 +22,18 @@ struct GemmHalfKernels {
   // register tiles of rows of a by weight rows (batched decode, prefill). nullptr: use dot_rows.
   void (*dot_tiles)(const float* a, int64_t lda, int64_t m, const uint16_t* b, int64_t ldb,
                     int64_t rows, int64_t k, bool bf16, float* out) = nullptr;
+  // True: dot_tiles is fast at any m and its sums do not depend on m or the tile (dot_rows gives
+  // the same), so the driver runs it for prefill too instead of packing for the f32 GEMM.
+  bool tiles_at_every_m = false;
 };
 
 GemmHalfKernels gemm_half_kernels_portable();
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
 GemmHalfKernels gemm_half_kernels_avx2();
+#endif
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+// gemm_half_avx512.cpp (-mavx512f -mavx512bw -mavx512vl): only after use_avx512_vnni() said yes.
+GemmHalfKernels gemm_half_kernels_avx512();
 #endif
 
 }  // namespace hwinfer::cpu

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "gemm_half.h"
+#include "gemm_half_kernels.h"
 #include "hwinfer/plugin.h"
 #include "matmul_quantized.h"
 #include "matmul_quantized_kernels.h"
@@ -263,6 +264,28 @@ TEST(CpuMatmulIsa, EveryKQuantDotKernelMatchesThePortableOne) {
   }
 }
 
+// c [m, n] F32 = a [m, k] F32 @ B, B of |b_dtype|: [n, k] when |transposed| (weights), else [k, n].
+GemmHalfProblem HalfWeightProblem(int64_t m, int64_t n, int64_t k, const float* a,
+                                  const uint16_t* b, uint32_t b_dtype, bool transposed, float* c) {
+  GemmHalfProblem p;
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.a = a;
+  p.a_dtype = HWINFER_DTYPE_F32;
+  p.a_row_stride = k;
+  p.a_col_stride = 1;
+  p.b = b;
+  p.b_dtype = b_dtype;
+  p.b_row_stride = transposed ? 1 : n;
+  p.b_col_stride = transposed ? k : 1;
+  p.c = c;
+  p.c_dtype = HWINFER_DTYPE_F32;
+  p.c_row_stride = n;
+  p.c_col_stride = 1;
+  return p;
+}
+
 TEST(CpuMatmulIsa, HalfGemmBothBuildsMatchTheReference) {
   std::mt19937 rng(12);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -287,28 +310,62 @@ TEST(CpuMatmulIsa, HalfGemmBothBuildsMatchTheReference) {
           SCOPED_TRACE(testing::Message() << gemm_isa_name(isa) << " b dtype " << b_dtype << " m "
                                           << m << " transposed " << transposed);
           std::vector<float> c(static_cast<size_t>(m * n), -1.0f);
-          GemmHalfProblem p;
-          p.m = m;
-          p.n = n;
-          p.k = k;
-          p.a = a.data();
-          p.a_dtype = HWINFER_DTYPE_F32;
-          p.a_row_stride = k;
-          p.a_col_stride = 1;
-          p.b = b.data();
-          p.b_dtype = b_dtype;
-          p.b_row_stride = transposed ? 1 : n;
-          p.b_col_stride = transposed ? k : 1;
-          p.c = c.data();
-          p.c_dtype = HWINFER_DTYPE_F32;
-          p.c_row_stride = n;
-          p.c_col_stride = 1;
-          gemm_half(p, pool, isa, scratch);
+          gemm_half(HalfWeightProblem(m, n, k, a.data(), b.data(), b_dtype, transposed, c.data()),
+                    pool, isa, scratch);
           EXPECT_LE(Nmse(c, want), 1e-11);
         }
       }
     }
   }
+}
+
+// The AVX-512 half tiles run at every m (decode and prefill): a row of a gets the same sums bit for
+// bit whether it is alone (m = 1, dot_rows), in a batch (tiles and their edges) or in a prompt
+// (m = 100, past the AVX2 build's tile limit), through the driver and through the kernels.
+TEST(CpuMatmulIsa, HalfTilesGiveEveryRowTheSameSumsAtEveryM) {
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+  if (detect_gemm_isa() != GemmIsa::kAvx2Fma || !use_avx512_vnni()) {
+    GTEST_SKIP() << "no AVX-512 on this CPU (or HWINFER_CPU_AVX512=0)";
+  }
+  const GemmHalfKernels kernels = gemm_half_kernels_avx512();
+  ASSERT_TRUE(kernels.tiles_at_every_m);
+  std::mt19937 rng(15);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  ThreadPool pool(2);
+  ScratchBuffer scratch;
+  constexpr int64_t n = 23;  // 4-row column blocks and a 3-row edge
+  for (int64_t k : {int64_t{300}, int64_t{2048}, int64_t{7}}) {  // a masked tail, none, only one
+    for (uint32_t b_dtype : {HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16}) {
+      const bool bf16 = b_dtype == HWINFER_DTYPE_BF16;
+      std::vector<uint16_t> b(static_cast<size_t>(n * k));
+      for (auto& v : b)
+        v = bf16 ? reference::f32_to_bf16(dist(rng)) : reference::f32_to_f16(dist(rng));
+      constexpr int64_t kRows = 100;
+      std::vector<float> a(static_cast<size_t>(kRows * k));
+      for (float& v : a) v = dist(rng);
+      std::vector<float> alone(static_cast<size_t>(kRows * n));  // [row][weight row], m = 1
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i < kRows; ++i) {
+          kernels.dot_rows(a.data() + i * k, k, 1, b.data() + j * k, k, bf16, &alone[i * n + j]);
+        }
+      }
+      for (int64_t m : {int64_t{1}, int64_t{6}, int64_t{kRows}}) {
+        SCOPED_TRACE(testing::Message() << "k " << k << " b dtype " << b_dtype << " m " << m);
+        std::vector<float> tiles(static_cast<size_t>(m * n), -1.0f);
+        kernels.dot_tiles(a.data(), k, m, b.data(), k, n, k, bf16, tiles.data());
+        std::vector<float> c(static_cast<size_t>(m * n), -1.0f);
+        gemm_half(HalfWeightProblem(m, n, k, a.data(), b.data(), b_dtype, true, c.data()), pool,
+                  GemmIsa::kAvx2Fma, scratch);
+        for (size_t e = 0; e < tiles.size(); ++e) {
+          ASSERT_EQ(tiles[e], alone[e]) << "dot_tiles, output " << e;
+          ASSERT_EQ(c[e], alone[e]) << "gemm_half, output " << e;
+        }
+      }
+    }
+  }
+#else
+  GTEST_SKIP() << "built without the AVX-512 kernels";
+#endif
 }
 
 }  // namespace
