@@ -86,6 +86,7 @@ def main():
         import matplotlib
 
         matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text (searchable)
         import matplotlib.pyplot as plt
     except ImportError as e:
         fail(f"matplotlib is not available ({e}); install the Debian package python3-matplotlib")
@@ -155,7 +156,16 @@ def main():
         summaries = doc["points"] if "points" in doc else [doc]
         names.append(label_of(path, doc))
         values.append(100.0 * max(s["phases"]["decode"]["mbu_spec"] for s in summaries))
-    ax.bar(range(len(values)), values)
+    colours = ["tab:red" if v > 100.0 else "tab:blue" for v in values]
+    ax.bar(range(len(values)), values, color=colours)
+    if any(v > 100.0 for v in values):
+        # Never a utilisation above 100% without saying so (hwinfer compare prints why).
+        ax.axhline(100.0, color="tab:red", linestyle="--", linewidth=1)
+        ax.set_ylim(top=max(values) * 1.2)
+        for i, v in enumerate(values):
+            if v > 100.0:
+                ax.annotate(f"{v:.0f}%: above the spec peak\n(see hwinfer's warning)", (i, v),
+                            ha="center", va="bottom", fontsize=7, color="tab:red")
     ax.set_xticks(range(len(values)))
     ax.set_xticklabels(names, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("decode MBU (% of spec peak bandwidth)")
