@@ -23,7 +23,7 @@ constexpr int64_t kRowsMaxM = 8;
 constexpr int64_t kChunkMaxRows = 64;            // rows of a per dot_tiles pass, at most
 constexpr int64_t kGemvMinItemBytes = 64 << 10;  // weight bytes per work item, at least
 constexpr int64_t kPackMaxK = 256;               // gemm_f32_packed_b's largest kc
-constexpr int64_t kTileCols = 16;                // weight rows per dot_tiles call
+constexpr int64_t kTileCols = 24;                // weight rows per dot_tiles call
 constexpr int64_t kTileABytes = 256 << 10;       // rows of a per pass: about 256 KiB (L2)
 
 int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }

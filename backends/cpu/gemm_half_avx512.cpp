@@ -1,9 +1,9 @@
 // gemm_half_avx512.cpp — the AVX-512 kernels of gemm_half_kernels.h: 16 f16 (vcvtph2ps) or bf16
-// (a 16-bit shift) weights widened per step, register tiles of up to 4 rows of a by 4 weight rows
-// in the 32 vector registers, the k tail through masked loads. Every output is one accumulator of
-// 16 lanes (lane l sums k = l mod 16, then one fixed horizontal sum), whatever the tile it is in:
-// a row of a gets bit-identical sums at every m, so a sequence's logits do not depend on its batch
-// (the driver runs these tiles at every m, decode and prefill).
+// (a 16-bit shift) weights widened per step, register tiles of up to 4 rows of a by 6 weight rows
+// (24 accumulators) in the 32 vector registers, the k tail through masked loads. Every output is
+// one accumulator of 16 lanes (lane l sums k = l mod 16, then one fixed horizontal sum), whatever
+// the tile it is in: a row of a gets bit-identical sums at every m, so a sequence's logits do not
+// depend on its batch (the driver runs these tiles at every m, decode and prefill).
 //
 // Compiled with -mavx512f -mavx512bw -mavx512vl (and AVX2, FMA, F16C); reached only after
 // use_avx512_vnni() said the CPU has them. Includes no header with inline functions but the
@@ -101,7 +101,7 @@ void store_edge(const float* a, int64_t lda, const uint16_t* b_j, int64_t ldb, i
 }
 
 constexpr int kTileM = 4;  // rows of a per tile
-constexpr int kTileN = 4;  // weight rows per tile
+constexpr int kTileN = 6;  // weight rows per tile
 
 // Weight rows j .. j + RN against every row of a: kTileM rows at a time, then one smaller tile.
 template <int RN, bool kBf16>
@@ -122,6 +122,10 @@ void dot_tiles(const float* a, int64_t lda, int64_t m, const uint16_t* b, int64_
   int64_t j = 0;
   for (; j + kTileN <= rows; j += kTileN) {
     column_block<kTileN, kBf16>(a, lda, m, b + j * ldb, ldb, k, rows, j, out);
+  }
+  if (j + 4 <= rows) {
+    column_block<4, kBf16>(a, lda, m, b + j * ldb, ldb, k, rows, j, out);
+    j += 4;
   }
   for (; j < rows; ++j) column_block<1, kBf16>(a, lda, m, b + j * ldb, ldb, k, rows, j, out);
 }
