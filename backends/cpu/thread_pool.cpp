@@ -1,10 +1,16 @@
-// thread_pool.cpp — see thread_pool.h. Workers sleep on a condition variable between jobs; a job is
-// a shared atomic item counter that the workers and the caller drain together. Nothing here may
-// block inside a worker except on the pool's own mutex and condition variables.
+// thread_pool.cpp — see thread_pool.h. Workers spin briefly, then sleep on a condition variable
+// between jobs; a job is a shared atomic item counter that the workers and the caller drain
+// together. Nothing here may block inside a worker except on the pool's own mutex and condition
+// variables.
 #include "thread_pool.h"
 
 #include <atomic>
+#include <chrono>
 #include <utility>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace hwinfer::cpu {
 
@@ -12,6 +18,26 @@ namespace {
 
 // The pool whose items this thread is currently running, so a nested parallel_for runs inline.
 thread_local const ThreadPool* tls_serving_pool = nullptr;
+
+// How long an idle worker polls for the next job before it sleeps: longer than the gap between
+// two kernels of a step, short enough that an idle pool soon stops taking CPU time.
+constexpr std::chrono::microseconds kSpinBeforeSleep{100};
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
+
+// Polls |published| until it differs from |seen| or kSpinBeforeSleep has passed.
+void spin_for_next(const std::atomic<uint64_t>& published, uint64_t seen) {
+  const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
+  for (int i = 1;; ++i) {
+    if (published.load(std::memory_order_acquire) != seen) return;
+    cpu_relax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
+  }
+}
 
 // Sets tls_serving_pool for one scope and restores the previous value on exit.
 class ServingScope {
@@ -59,6 +85,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
+    published_.fetch_add(1, std::memory_order_release);
   }
   work_ready_.notify_all();
   for (std::thread& worker : workers_) worker.join();
@@ -97,6 +124,7 @@ void ThreadPool::run(int64_t n_items, ItemFunction fn) {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &job;
     ++job_generation_;
+    published_.store(job_generation_, std::memory_order_release);
   }
   work_ready_.notify_all();
 
@@ -115,9 +143,16 @@ void ThreadPool::run(int64_t n_items, ItemFunction fn) {
 void ThreadPool::worker_loop() {
   uint64_t seen_generation = 0;
   std::unique_lock<std::mutex> lock(mutex_);
+  const auto ready = [&] {
+    return stopping_ || (job_ != nullptr && job_generation_ != seen_generation);
+  };
   for (;;) {
-    work_ready_.wait(
-        lock, [&] { return stopping_ || (job_ != nullptr && job_generation_ != seen_generation); });
+    if (!ready()) {  // poll without the mutex for a moment, then sleep
+      lock.unlock();
+      spin_for_next(published_, seen_generation);
+      lock.lock();
+      work_ready_.wait(lock, ready);
+    }
     if (stopping_) return;
     seen_generation = job_generation_;
     Job* job = job_;

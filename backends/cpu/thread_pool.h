@@ -13,6 +13,7 @@
 #ifndef HWINFER_BACKENDS_CPU_THREAD_POOL_H_
 #define HWINFER_BACKENDS_CPU_THREAD_POOL_H_
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -75,7 +76,11 @@ class ThreadPool {
   std::condition_variable job_drained_;  // the caller waits here for workers to leave the job
   Job* job_ = nullptr;                   // the job being handed out, or nullptr
   uint64_t job_generation_ = 0;          // bumped for every published job
-  int active_workers_ = 0;               // workers currently inside job_
+  // job_generation_ (and a bump at stop), readable without the mutex: idle workers spin on it for
+  // a short while before sleeping on work_ready_ (the next kernel of a step follows within
+  // microseconds, and a sleep / wake pair costs a system call each, many more in a VM).
+  std::atomic<uint64_t> published_{0};
+  int active_workers_ = 0;  // workers currently inside job_
   bool stopping_ = false;
 };
 
