@@ -119,7 +119,7 @@ matmul_bench() {  # NAME FILTER ARGS...: one Google Benchmark run into $work/NAM
     --benchmark_out_format=json 2>&1 | tee -a "$log"
 }
 if [ -n "$quick" ]; then
-  backends=(vulkan)  # GEMVs on the driver that came up last time only
+  backends=(vulkan)  # the cuda GEMVs did not change; the Vulkan ones have never run there
   gemms=(cublas)
 else
   backends=(cuda vulkan)
@@ -159,11 +159,10 @@ YAML
     --batch "$batches" --requests-per-batch 1 --json "$out/sweep-$name.json" --no-progress 2>&1 |
     tee -a "$log"
 }
+sweep f16 f16 true 1,8,32
 if [ -n "$quick" ]; then
-  sweep f16 f16 true 1,8,32
   sweep q4_0 q4_0 true 32
 else
-  sweep f16 f16 true 1,8,32
   sweep q4_0 q4_0 true 1,8,32
   # What the decode graphs are worth: batch 1 again with every kernel launched one by one.
   sweep f16-nographs f16 false 1

@@ -21,10 +21,9 @@ namespace {
 // Software prefetch distance along a weight row (as gemm_half_avx2.cpp).
 constexpr int64_t kPrefetchBytes = 4096;
 
-// 16 weights at |p| as f32; lanes at or past |valid| (a mask) read nothing and are 0.
+// 16 f16 / bf16 values as f32 (exact).
 template <bool kBf16>
-inline __m512 load16(const uint16_t* p, __mmask16 valid) {
-  const __m256i h = _mm256_maskz_loadu_epi16(valid, p);
+inline __m512 widen16(__m256i h) {
   if constexpr (kBf16) {
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
   } else {
@@ -32,14 +31,14 @@ inline __m512 load16(const uint16_t* p, __mmask16 valid) {
   }
 }
 
+// 16 weights at |p| as f32; with |valid| (a mask), lanes past it read nothing and are 0.
 template <bool kBf16>
 inline __m512 load16(const uint16_t* p) {
-  const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-  if constexpr (kBf16) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-  } else {
-    return _mm512_cvtph_ps(h);
-  }
+  return widen16<kBf16>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+template <bool kBf16>
+inline __m512 load16(const uint16_t* p, __mmask16 valid) {
+  return widen16<kBf16>(_mm256_maskz_loadu_epi16(valid, p));
 }
 
 // out[r * RN + j] = a[r] . b_row j for an RM x RN tile, 16 values of k per step.

@@ -29,11 +29,12 @@ inline void cpu_relax() {
 #endif
 }
 
-// Polls |published| until it differs from |seen| or kSpinBeforeSleep has passed.
-void spin_for_next(const std::atomic<uint64_t>& published, uint64_t seen) {
+// Polls |generation| until it differs from |seen| or kSpinBeforeSleep has passed (a stopping pool
+// is seen when the spin ends: its workers reach join at most that much later).
+void spin_for_next(const std::atomic<uint64_t>& generation, uint64_t seen) {
   const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
   for (int i = 1;; ++i) {
-    if (published.load(std::memory_order_acquire) != seen) return;
+    if (generation.load(std::memory_order_acquire) != seen) return;
     cpu_relax();
     if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
   }
@@ -85,7 +86,6 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
-    published_.fetch_add(1, std::memory_order_release);
   }
   work_ready_.notify_all();
   for (std::thread& worker : workers_) worker.join();
@@ -123,8 +123,7 @@ void ThreadPool::run(int64_t n_items, ItemFunction fn) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     job_ = &job;
-    ++job_generation_;
-    published_.store(job_generation_, std::memory_order_release);
+    job_generation_.fetch_add(1, std::memory_order_release);
   }
   work_ready_.notify_all();
 
@@ -149,7 +148,7 @@ void ThreadPool::worker_loop() {
   for (;;) {
     if (!ready()) {  // poll without the mutex for a moment, then sleep
       lock.unlock();
-      spin_for_next(published_, seen_generation);
+      spin_for_next(job_generation_, seen_generation);
       lock.lock();
       work_ready_.wait(lock, ready);
     }

@@ -75,11 +75,10 @@ class ThreadPool {
   std::condition_variable work_ready_;   // workers wait here for a new job or stop
   std::condition_variable job_drained_;  // the caller waits here for workers to leave the job
   Job* job_ = nullptr;                   // the job being handed out, or nullptr
-  uint64_t job_generation_ = 0;          // bumped for every published job
-  // job_generation_ (and a bump at stop), readable without the mutex: idle workers spin on it for
-  // a short while before sleeping on work_ready_ (the next kernel of a step follows within
-  // microseconds, and a sleep / wake pair costs a system call each, many more in a VM).
-  std::atomic<uint64_t> published_{0};
+  // Bumped for every published job (under mutex_). Atomic so that idle workers can poll it without
+  // the mutex for a short while before sleeping on work_ready_: the next kernel of a step follows
+  // within microseconds, and a sleep / wake pair costs a system call each (many more in a VM).
+  std::atomic<uint64_t> job_generation_{0};
   int active_workers_ = 0;  // workers currently inside job_
   bool stopping_ = false;
 };
