@@ -28,9 +28,10 @@ for plugin in cpu cuda vulkan; do
   cp "$build/lib/hwinfer/plugins/hwinfer-$plugin.so" "$bundle/lib/hwinfer/plugins/"
 done
 cp -L "$(ldconfig -p | awk '/libvulkan.so.1 .*x86-64/ {print $NF; exit}')" "$bundle/lib/libvulkan.so.1"
-# The NVIDIA Vulkan driver there (libGLX_nvidia.so.0, named by its ICD manifest) needs GLVND's
-# dispatch libraries, which that machine's image lacks: without them the loader finds no driver
-# (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER, seen on 2026-12-04).
+# GLVND's dispatch libraries, which the NVIDIA Vulkan driver there (libGLX_nvidia.so.0, named by
+# its ICD manifest) needs: on 2026-12-04 the loader found no driver there (vkCreateInstance:
+# VK_ERROR_INCOMPATIBLE_DRIVER), and their absence from that image is the likely cause, as the
+# device tool's notes suggest (not yet verified: gpu-check.sh logs the loader's account).
 glvnd=(libGLdispatch.so.0 libGLX.so.0 libEGL.so.1 libOpenGL.so.0 libGL.so.1)
 if ! ldconfig -p | grep -q 'libGLdispatch.so.0 .*x86-64'; then
   sudo_cmd=()
