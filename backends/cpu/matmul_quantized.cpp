@@ -79,7 +79,7 @@ void dot_q8_0_portable(const XBlockQ8* xq, int64_t x_stride, int64_t m, const ui
   }
 }
 
-void dot_q4_0_portable(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+void dot_q4_0_portable(const XQuadQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                        int64_t blocks, float* sums) {
   for (int64_t i = 0; i < m; ++i) sums[i] = 0.0f;
   int8_t w_q[kBlockValues];
@@ -87,15 +87,15 @@ void dot_q4_0_portable(const XPairQ4* xq, int64_t x_stride, int64_t m, const uin
     const uint8_t* block = w_row + b * HWINFER_Q4_0_BLOCK_BYTES;
     unpack_q4_0(block, w_q);
     const float d_w = block_scale(block);
-    const int64_t half = (b % 2) * 16;  // A or B of its pair
+    const int64_t slot = b % 4;  // the block's place in its quad
     for (int64_t i = 0; i < m; ++i) {
-      const XPairQ4& pair = xq[i * x_stride + b / 2];
+      const XQuadQ4& quad = xq[i * x_stride + b / 4];
       int32_t dot = 0;
       for (int t = 0; t < 16; ++t) {
-        dot += int32_t{pair.lo[half + t]} * int32_t{w_q[t]} +
-               int32_t{pair.hi[half + t]} * int32_t{w_q[t + 16]};
+        dot += int32_t{quad.lo[16 * slot + t]} * int32_t{w_q[t]} +
+               int32_t{quad.hi[16 * slot + t]} * int32_t{w_q[t + 16]};
       }
-      sums[i] += d_w * pair.d[half / 4] * static_cast<float>(dot);
+      sums[i] += d_w * quad.d[4 * slot] * static_cast<float>(dot);
     }
   }
 }
@@ -139,21 +139,21 @@ int64_t gemv_rows_per_item(const MatmulQuantizedProblem& p, const ThreadPool& po
 void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
                  const MatmulQuantizedKernels& kernels, ScratchBuffer& scratch) {
   const int64_t blocks = p.k / kBlockValues;
-  const int64_t pairs = (blocks + 1) / 2;
+  const int64_t quads = (blocks + 3) / 4;
   const bool q4 = p.w_dtype == HWINFER_DTYPE_Q4_0;
-  // Scratch: [m, pairs] x pairs (Q4_0 only; 64-byte aligned at the front), [m, blocks] quantized
+  // Scratch: [m, quads] x quads (Q4_0 only; 64-byte aligned at the front), [m, blocks] quantized
   // x, then (for strided x) contiguous copies of x: one row, or every row when quantized in
   // parallel.
-  const size_t pairs_bytes = q4 ? static_cast<size_t>(p.m * pairs) * sizeof(XPairQ4) : 0;
+  const size_t quads_bytes = q4 ? static_cast<size_t>(p.m * quads) * sizeof(XQuadQ4) : 0;
   const size_t xq_bytes = static_cast<size_t>(p.m * blocks) * sizeof(XBlockQ8);
   // Strided x: one contiguous copy per row, so that rows can be quantized in parallel.
   const bool parallel_quantize = p.m >= kParallelQuantizeMinRows;
   const int64_t x_copies = p.x_col_stride == 1 ? 0 : parallel_quantize ? p.m : 1;
   const size_t x_copy_bytes = static_cast<size_t>(x_copies * p.k) * sizeof(float);
-  auto* base = static_cast<uint8_t*>(scratch.get(pairs_bytes + xq_bytes + x_copy_bytes));
-  auto* x_pairs = reinterpret_cast<XPairQ4*>(base);
-  auto* xq = reinterpret_cast<XBlockQ8*>(base + pairs_bytes);
-  auto* x_copy = reinterpret_cast<float*>(base + pairs_bytes + xq_bytes);
+  auto* base = static_cast<uint8_t*>(scratch.get(quads_bytes + xq_bytes + x_copy_bytes));
+  auto* x_quads = reinterpret_cast<XQuadQ4*>(base);
+  auto* xq = reinterpret_cast<XBlockQ8*>(base + quads_bytes);
+  auto* x_copy = reinterpret_cast<float*>(base + quads_bytes + xq_bytes);
   auto quantize_row = [&](int64_t i, float* row_copy) {
     const float* x_i = p.x + i * p.x_row_stride;
     if (p.x_col_stride != 1) {
@@ -161,7 +161,7 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
       x_i = row_copy;
     }
     kernels.quantize_x(x_i, blocks, xq + i * blocks);
-    if (q4) make_x_pairs_q4(xq + i * blocks, blocks, x_pairs + i * pairs);
+    if (q4) make_x_quads_q4(xq + i * blocks, blocks, x_quads + i * quads);
   };
   if (parallel_quantize) {
     pool.parallel_for(
@@ -176,8 +176,8 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
     pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
       const int64_t j0 = item * per_item;
       QuantizedTileArgs args;
-      args.xq = q4 ? static_cast<const void*>(x_pairs) : static_cast<const void*>(xq);
-      args.x_stride = q4 ? pairs : blocks;
+      args.xq = q4 ? static_cast<const void*>(x_quads) : static_cast<const void*>(xq);
+      args.x_stride = q4 ? quads : blocks;
       args.m = p.m;
       args.w = p.w + j0 * p.w_row_bytes;
       args.w_row_bytes = p.w_row_bytes;
@@ -197,7 +197,7 @@ void matmul_gemv(const MatmulQuantizedProblem& p, ThreadPool& pool,
       for (int64_t i0 = 0; i0 < p.m; i0 += kDotMaxRows) {
         const int64_t rows = std::min(kDotMaxRows, p.m - i0);
         if (q4) {
-          kernels.dot_q4_0(x_pairs + i0 * pairs, pairs, rows, p.w + j * p.w_row_bytes, blocks,
+          kernels.dot_q4_0(x_quads + i0 * quads, quads, rows, p.w + j * p.w_row_bytes, blocks,
                            sums);
         } else {
           kernels.dot_q8_0(xq + i0 * blocks, blocks, rows, p.w + j * p.w_row_bytes, blocks, sums);
@@ -306,23 +306,21 @@ void matmul_packed(const MatmulQuantizedProblem& p, ThreadPool& pool, GemmIsa is
 
 }  // namespace
 
-void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out) {
-  for (int64_t pair = 0; pair < (count + 1) / 2; ++pair) {
-    XPairQ4& o = out[pair];
-    for (int half = 0; half < 2; ++half) {
-      const int64_t b = 2 * pair + half;
-      int32_t sum = 0;
-      for (int t = 0; t < 16; ++t) {
-        const int8_t lo = b < count ? blocks[b].q[t] : int8_t{0};
-        const int8_t hi = b < count ? blocks[b].q[t + 16] : int8_t{0};
-        o.lo[16 * half + t] = lo;
-        o.hi[16 * half + t] = hi;
-        sum += lo + hi;
-      }
-      for (int lane = 0; lane < 4; ++lane) {
-        o.d[4 * half + lane] = b < count ? blocks[b].d : 0.0f;
-        o.correction[4 * half + lane] = -2 * sum;
-      }
+void make_x_quads_q4(const XBlockQ8* blocks, int64_t count, XQuadQ4* out) {
+  for (int64_t b = 0; b < (count + 3) / 4 * 4; ++b) {
+    XQuadQ4& quad = out[b / 4];
+    const int64_t slot = b % 4;
+    int32_t sum = 0;
+    for (int t = 0; t < 16; ++t) {
+      const int8_t lo = b < count ? blocks[b].q[t] : int8_t{0};
+      const int8_t hi = b < count ? blocks[b].q[t + 16] : int8_t{0};
+      quad.lo[16 * slot + t] = lo;
+      quad.hi[16 * slot + t] = hi;
+      sum += lo + hi;
+    }
+    for (int lane = 0; lane < 4; ++lane) {
+      quad.d[4 * slot + lane] = b < count ? blocks[b].d : 0.0f;
+      quad.correction[4 * slot + lane] = -2 * sum;
     }
   }
 }

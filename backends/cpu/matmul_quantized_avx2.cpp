@@ -5,7 +5,7 @@
 // non-negative with _mm256_sign_epi8(w, w) and their signs moved onto x with
 // _mm256_sign_epi8(x, w); pairs of int16 products are summed to int32 by _mm256_madd_epi16 with
 // ones, converted to f32 and scaled by d_x * d_w with an FMA. Q4_0 takes two blocks per vector
-// and multiplies the unsigned nibbles (w + 8) directly against x laid out to match (XPairQ4),
+// and multiplies the unsigned nibbles (w + 8) directly against x laid out to match (XQuadQ4),
 // removing the +8 in int32 with the per-block x sums: about 1.7x the sign-trick kernel per core.
 // The dot products are the register tiles of matmul_quantized_tile_body.h (written there once):
 // the row kernels here are its tiles at one weight row, up to four rows of x. Weight rows are
@@ -135,7 +135,7 @@ struct Q8Rows {
 };
 template <int R>
 struct Q4Rows {
-  static void run(const XPairQ4* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
+  static void run(const XQuadQ4* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
                   int64_t blocks, float (*out)[1]) {
     tile_q4_0_block<false, R, 1>(x, x_stride, w, w_row_bytes, blocks, out);
   }
@@ -163,7 +163,7 @@ MatmulQuantizedKernels matmul_quantized_kernels_avx2() {
   MatmulQuantizedKernels kernels;
   kernels.quantize_x = &quantize_x_avx2;
   kernels.dot_q8_0 = &dot_rows<XBlockQ8, Q8Rows>;
-  kernels.dot_q4_0 = &dot_rows<XPairQ4, Q4Rows>;
+  kernels.dot_q4_0 = &dot_rows<XQuadQ4, Q4Rows>;
   // 16 registers: 2 x 2 tiles (8 accumulators).
   kernels.tiles_q8_0 = &tiles_q8_0<false, 2, 2>;
   kernels.tiles_q4_0 = &tiles_q4_0<false, 2, 2>;

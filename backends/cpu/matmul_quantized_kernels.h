@@ -21,23 +21,25 @@ struct XBlockQ8 {
   int8_t q[32];
 };
 
-// Two consecutive x blocks A = 2p and B = 2p + 1 laid out for Q4_0 weights, whose qs bytes hold
-// values t (low nibble) and t + 16 (high nibble): with the qs of A and B side by side in one
-// 32-byte vector, its low nibbles line up with |lo| and its high nibbles with |hi|. The unsigned
-// nibbles (w + 8) are multiplied as they are; |correction| (-2 S per lane, S the sum of the
-// block's q, so -8 S over the block's 4 lanes) removes the +8 exactly in int32.
-// A lone last block pairs with an all-zero B.
-struct alignas(32) XPairQ4 {
-  int8_t lo[32];          // A.q[0:16], B.q[0:16]
-  int8_t hi[32];          // A.q[16:32], B.q[16:32]
-  float d[8];             // A.d x 4, B.d x 4
-  int32_t correction[8];  // -2 S_A x 4, -2 S_B x 4
+// Four consecutive x blocks 4p + s (s = 0..3) laid out for Q4_0 weights, whose qs bytes hold
+// values t (low nibble) and t + 16 (high nibble): block s's values 0..15 are lo[16 s : 16 s + 16]
+// and 16..31 are hi[16 s : 16 s + 16], so that weight blocks' qs side by side in one vector line
+// up with |lo| by their low nibbles and with |hi| by their high nibbles. The 256-bit kernels read
+// one half of the quad (a pair of blocks: s = 0, 1 or 2, 3), the 512-bit ones all of it. The
+// unsigned nibbles (w + 8) are multiplied as they are; |correction| (-2 S per lane, S the sum of
+// the block's q, so -8 S over the block's 4 lanes) removes the +8 exactly in int32. Blocks past
+// the row's last are all zero.
+struct alignas(64) XQuadQ4 {
+  int8_t lo[64];           // block s: q[0:16] at 16 s
+  int8_t hi[64];           // block s: q[16:32] at 16 s
+  float d[16];             // block s: d x 4 at 4 s
+  int32_t correction[16];  // block s: -2 S x 4 at 4 s
 };
-// |blocks| quantized blocks -> (blocks + 1) / 2 pairs.
-void make_x_pairs_q4(const XBlockQ8* blocks, int64_t count, XPairQ4* out);
+// |count| quantized blocks -> (count + 3) / 4 quads.
+void make_x_quads_q4(const XBlockQ8* blocks, int64_t count, XQuadQ4* out);
 
 // y[i, j] = sum over the row's blocks of dot(x row i, weight row j) for i < m, j < rows: x rows of
-// XBlockQ8 (Q8_0) or XPairQ4 (Q4_0) at xq + i * x_stride (in those units); weight row j at
+// XBlockQ8 (Q8_0) or XQuadQ4 (Q4_0) at xq + i * x_stride (in those units); weight row j at
 // w + j * w_row_bytes with |blocks| GGUF blocks; y[i * y_row_stride + j * y_col_stride].
 struct QuantizedTileArgs {
   const void* xq = nullptr;
@@ -55,8 +57,8 @@ struct MatmulQuantizedKernels {
   // one function per weight format (w_row: |blocks| packed GGUF blocks).
   void (*dot_q8_0)(const XBlockQ8* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                    int64_t blocks, float* sums) = nullptr;
-  // Q4_0 takes x as pairs (x_stride in pairs; |blocks| is still the weight row's block count).
-  void (*dot_q4_0)(const XPairQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+  // Q4_0 takes x as quads (x_stride in quads; |blocks| is still the weight row's block count).
+  void (*dot_q4_0)(const XQuadQ4* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
                    int64_t blocks, float* sums) = nullptr;
   // The same sums as dot_q8_0 / dot_q4_0, bit for bit, over a block of weight rows at once
   // (register tiles of x rows by weight rows): for many rows of x.
@@ -72,8 +74,8 @@ MatmulQuantizedKernels matmul_quantized_kernels_portable();
 MatmulQuantizedKernels matmul_quantized_kernels_avx2();
 #endif
 #if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
-// The AVX2 set with the tiles on AVX-512 VL VNNI (matmul_quantized_vnni.cpp); only where
-// use_avx512_vnni() (weight_formats.h) said yes.
+// The AVX2 set with its dot products and tiles on 512-bit AVX-512 VNNI (matmul_quantized_vnni.cpp);
+// only where use_avx512_vnni() (weight_formats.h) said yes.
 MatmulQuantizedKernels matmul_quantized_kernels_vnni();
 #endif
 

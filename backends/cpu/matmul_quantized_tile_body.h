@@ -2,8 +2,9 @@
 // Q4_0 weights against x quantized to 8-bit blocks), written once for two instruction sets:
 // included by matmul_quantized_avx2.cpp with kVnni = false (maddubs + madd) and by
 // matmul_quantized_vnni.cpp with kVnni = true (AVX-512 VL VNNI's vpdpbusd on 256-bit vectors: one
-// instruction for the two, and 32 registers for a larger tile). Include it only from a file built
-// with at least -mavx2 -mfma -mf16c; everything here has internal linkage.
+// instruction for the two), whose 512-bit kernels keep this arithmetic and take a row's last
+// blocks through these steps. Include it only from a file built with at least -mavx2 -mfma
+// -mf16c; everything here has internal linkage.
 //
 // A tile is RM rows of x by RN weight rows: each weight block is loaded once per tile and each x
 // block once per RN weight rows, so the int8 work, not the loads, sets the pace. The AVX2 row
@@ -128,7 +129,7 @@ void tile_q8_0_block(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w, int
   }
 }
 
-// ---- Q4_0: two weight blocks per vector against XPairQ4 ------------------------------------
+// ---- Q4_0: two weight blocks per vector against one half of an XQuadQ4 -----------------------
 
 struct TileQ4Pair {
   __m256i lo, hi;  // unsigned nibbles (w + 8) of blocks A | B, values 0..15 and 16..31
@@ -154,12 +155,14 @@ inline TileQ4Pair tile_load_q4_pair(const uint8_t* block_a, bool has_b) {
   return pair;
 }
 
-// acc += d_w * (d_x * (sum (w + 8) x - 8 sum x)) for both blocks of the pair.
+// acc += d_w * (d_x * (sum (w + 8) x - 8 sum x)) for both blocks of the pair: blocks 2 |half|
+// and 2 |half| + 1 of quad |x|.
 template <bool kVnni>
-inline __m256 tile_pair_dot(const TileQ4Pair& w, const XPairQ4& x, __m256 acc) {
-  const __m256i x_lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.lo));
-  const __m256i x_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.hi));
-  const __m256i correction = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.correction));
+inline __m256 tile_pair_dot(const TileQ4Pair& w, const XQuadQ4& x, int half, __m256 acc) {
+  const __m256i x_lo = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.lo + 32 * half));
+  const __m256i x_hi = _mm256_load_si256(reinterpret_cast<const __m256i*>(x.hi + 32 * half));
+  const __m256i correction =
+      _mm256_load_si256(reinterpret_cast<const __m256i*>(x.correction + 8 * half));
   __m256i sums;
   if constexpr (kVnni) {
     sums = _mm256_dpbusd_epi32(_mm256_dpbusd_epi32(correction, w.lo, x_lo), w.hi, x_hi);
@@ -168,13 +171,13 @@ inline __m256 tile_pair_dot(const TileQ4Pair& w, const XPairQ4& x, __m256 acc) {
         _mm256_add_epi16(_mm256_maddubs_epi16(w.lo, x_lo), _mm256_maddubs_epi16(w.hi, x_hi));
     sums = _mm256_add_epi32(_mm256_madd_epi16(products, _mm256_set1_epi16(1)), correction);
   }
-  const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(sums), _mm256_load_ps(x.d));
+  const __m256 scaled = _mm256_mul_ps(_mm256_cvtepi32_ps(sums), _mm256_load_ps(x.d + 8 * half));
   return _mm256_fmadd_ps(w.d, scaled, acc);
 }
 
 // acc[r][j] += the pair of blocks at |b| (b + 1 absent when |has_b| is false).
 template <bool kVnni, int RM, int RN>
-__attribute__((always_inline)) inline void q4_0_step(const XPairQ4* xq, int64_t x_stride,
+__attribute__((always_inline)) inline void q4_0_step(const XQuadQ4* xq, int64_t x_stride,
                                                      const uint8_t* w, int64_t w_row_bytes,
                                                      int64_t b, bool has_b, __m256 (&acc)[RM][RN]) {
   TileQ4Pair pairs[RN];
@@ -182,15 +185,18 @@ __attribute__((always_inline)) inline void q4_0_step(const XPairQ4* xq, int64_t 
     pairs[j] = tile_load_q4_pair(w + j * w_row_bytes + b * kTileQ4Bytes, has_b);
   }
   for (int r = 0; r < RM; ++r) {
-    const XPairQ4& x_pair = xq[r * x_stride + b / 2];
-    for (int j = 0; j < RN; ++j) acc[r][j] = tile_pair_dot<kVnni>(pairs[j], x_pair, acc[r][j]);
+    const XQuadQ4& x_quad = xq[r * x_stride + b / 4];
+    const int half = static_cast<int>(b % 4) / 2;
+    for (int j = 0; j < RN; ++j) {
+      acc[r][j] = tile_pair_dot<kVnni>(pairs[j], x_quad, half, acc[r][j]);
+    }
   }
 }
 
 // dot_q4_r's order: four blocks per step, pairs into accumulators 0 and 1, the rest into 0; a
 // lone last block takes a pair of its own with an all-zero B.
 template <bool kVnni, int RM, int RN>
-void tile_q4_0_block(const XPairQ4* xq, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
+void tile_q4_0_block(const XQuadQ4* xq, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
                      int64_t blocks, float out[RM][RN]) {
   __m256 acc0[RM][RN], acc1[RM][RN];
   for (int r = 0; r < RM; ++r) {
@@ -273,7 +279,7 @@ struct TileFamily {
   };
   template <int RM, int RN>
   struct Q4 {
-    static void run(const XPairQ4* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
+    static void run(const XQuadQ4* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
                     int64_t blocks, float out[RM][RN]) {
       tile_q4_0_block<kVnni, RM, RN>(x, x_stride, w, w_row_bytes, blocks, out);
     }
@@ -288,8 +294,8 @@ void tiles_q8_0(const QuantizedTileArgs& a) {
 
 template <bool kVnni, int RM, int RN>
 void tiles_q4_0(const QuantizedTileArgs& a) {
-  run_tiles<XPairQ4, RM, RN, TileFamily<kVnni>::template Q4>(
-      a, (a.blocks + 1) / 2 * static_cast<int64_t>(sizeof(XPairQ4)));
+  run_tiles<XQuadQ4, RM, RN, TileFamily<kVnni>::template Q4>(
+      a, (a.blocks + 3) / 4 * static_cast<int64_t>(sizeof(XQuadQ4)));
 }
 
 }  // namespace

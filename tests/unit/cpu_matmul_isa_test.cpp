@@ -145,15 +145,15 @@ TEST(CpuMatmulIsa, QuantizedTilesGiveTheRowKernelsSumsExactly) {
   const MatmulQuantizedKernels rows = matmul_quantized_kernels_avx2();
   // blocks 9 and 11: Q4_0's lone last block and its tail pairs; 2000 blocks: x in chunks.
   for (int64_t blocks : {int64_t{9}, int64_t{11}, int64_t{2000}}) {
-    const int64_t k = 32 * blocks, pairs = (blocks + 1) / 2;
+    const int64_t k = 32 * blocks, quads = (blocks + 3) / 4;
     const int64_t m = blocks == 2000 ? 9 : 7, n = 5;
     std::vector<float> x(static_cast<size_t>(m * k));
     for (float& v : x) v = dist(rng);
     std::vector<XBlockQ8> xq(static_cast<size_t>(m * blocks));
-    std::vector<XPairQ4> x_pairs(static_cast<size_t>(m * pairs));
+    std::vector<XQuadQ4> x_quads(static_cast<size_t>(m * quads));
     for (int64_t i = 0; i < m; ++i) {
       rows.quantize_x(x.data() + i * k, blocks, xq.data() + i * blocks);
-      make_x_pairs_q4(xq.data() + i * blocks, blocks, x_pairs.data() + i * pairs);
+      make_x_quads_q4(xq.data() + i * blocks, blocks, x_quads.data() + i * quads);
     }
     for (uint32_t dtype : {HWINFER_DTYPE_Q8_0, HWINFER_DTYPE_Q4_0}) {
       const bool q4 = dtype == HWINFER_DTYPE_Q4_0;
@@ -165,7 +165,7 @@ TEST(CpuMatmulIsa, QuantizedTilesGiveTheRowKernelsSumsExactly) {
         for (int64_t i = 0; i < m; ++i) {  // one row of x at a time, as decode at batch 1
           const uint8_t* w_row = w.data() + j * row_bytes;
           if (q4) {
-            rows.dot_q4_0(x_pairs.data() + i * pairs, pairs, 1, w_row, blocks, &want[i * n + j]);
+            rows.dot_q4_0(x_quads.data() + i * quads, quads, 1, w_row, blocks, &want[i * n + j]);
           } else {
             rows.dot_q8_0(xq.data() + i * blocks, blocks, 1, w_row, blocks, &want[i * n + j]);
           }
@@ -174,8 +174,8 @@ TEST(CpuMatmulIsa, QuantizedTilesGiveTheRowKernelsSumsExactly) {
       for (const auto& [name, kernels] : sets) {
         std::vector<float> y(static_cast<size_t>(m * n), -1.0f);
         QuantizedTileArgs args;
-        args.xq = q4 ? static_cast<const void*>(x_pairs.data()) : xq.data();
-        args.x_stride = q4 ? pairs : blocks;
+        args.xq = q4 ? static_cast<const void*>(x_quads.data()) : xq.data();
+        args.x_stride = q4 ? quads : blocks;
         args.m = m;
         args.w = w.data();
         args.w_row_bytes = row_bytes;
@@ -188,6 +188,20 @@ TEST(CpuMatmulIsa, QuantizedTilesGiveTheRowKernelsSumsExactly) {
         for (size_t e = 0; e < y.size(); ++e) {
           ASSERT_EQ(y[e], want[e])
               << name << " dtype " << dtype << " blocks " << blocks << " output " << e;
+        }
+        // The set's own row kernels, all m rows of x against one weight row at a time.
+        for (int64_t j = 0; j < n; ++j) {
+          std::vector<float> sums(static_cast<size_t>(m), -1.0f);
+          const uint8_t* w_row = w.data() + j * row_bytes;
+          if (q4) {
+            kernels.dot_q4_0(x_quads.data(), quads, m, w_row, blocks, sums.data());
+          } else {
+            kernels.dot_q8_0(xq.data(), blocks, m, w_row, blocks, sums.data());
+          }
+          for (int64_t i = 0; i < m; ++i) {
+            ASSERT_EQ(sums[i], want[i * n + j])
+                << name << " rows, dtype " << dtype << " blocks " << blocks << " x row " << i;
+          }
         }
       }
     }
