@@ -118,6 +118,9 @@ struct RunSummary {
   double mean_kv_blocks = 0, mean_kv_tokens = 0;
   int64_t kv_capacity_blocks = 0, kv_block_size = 0;
   PeakRates peaks;  // what the utilisations above are against (not part of SummaryToJson)
+  // The in-process scheduler's batching mode and KV reservation ("continuous", "paged"), shown
+  // in the tables; empty where no scheduler of ours ran (bench --endpoint).
+  std::string batching_mode, kv_reservation;
 };
 
 struct SummaryInputs {

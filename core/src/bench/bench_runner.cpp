@@ -533,6 +533,8 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   inputs.kv_capacity_blocks = executor->kv().num_blocks();
   inputs.kv_block_size = executor->kv().block_size();
   result.summary = SummarizeRun(inputs);
+  result.summary.batching_mode = BatchingModeName(so.mode);
+  result.summary.kv_reservation = KvReservationName(so.kv_reservation);
   overhead += SecondsSince(summary_start);
   result.host_overhead_s = overhead;
 

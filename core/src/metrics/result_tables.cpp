@@ -57,6 +57,9 @@ std::string Row(const std::string& label, double value) {
 std::string Row(const std::string& label, int64_t value) {
   return fmt::format("{:<40} {:<10}\n", label, value);
 }
+std::string Row(const std::string& label, const std::string& value) {
+  return fmt::format("{:<40} {:<10}\n", label, value);
+}
 
 struct NamedDistribution {
   const char* title;  // section title
@@ -169,6 +172,8 @@ std::string SummaryTable(const RunSummary& s) {
   t += Row("Peak KV tokens held:", s.peak_kv_tokens);
   t += Row("Mean KV tokens held (per step):", s.mean_kv_tokens);
   t += Rule("Scheduling", '-');
+  if (!s.batching_mode.empty()) t += Row("Batching mode:", s.batching_mode);
+  if (!s.kv_reservation.empty()) t += Row("KV reservation:", s.kv_reservation);
   t += Row("Steps:", s.steps);
   t += Row("Preemptions:", s.preemptions);
   t += std::string(kTableWidth, '=') + "\n";
@@ -192,6 +197,8 @@ std::string SummaryMarkdown(const RunSummary& s) {
   row_f("Request goodput (req/s)", s.request_goodput);
   row_f("Output token throughput (tok/s)", s.output_throughput);
   row_f("Total token throughput (tok/s)", s.total_token_throughput);
+  if (!s.batching_mode.empty()) md += fmt::format("| Batching mode | {} |\n", s.batching_mode);
+  if (!s.kv_reservation.empty()) md += fmt::format("| KV reservation | {} |\n", s.kv_reservation);
   row_i("Steps", s.steps);
   row_i("Preemptions", s.preemptions);
   row_i("KV capacity (blocks)", s.kv_capacity_blocks);
