@@ -1,6 +1,7 @@
 // stream_worker.cpp — see stream_worker.h. One thread, one deque, two condition variables.
 #include "stream_worker.h"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 #include <utility>
@@ -39,7 +40,10 @@ hwinfer_error* StreamWorker::enqueue(Task task) noexcept {
 hwinfer_error* StreamWorker::synchronize() noexcept {
   std::unique_lock<std::mutex> lock(mutex_);
   const uint64_t target = enqueued_;
-  work_done_.wait(lock, [&] { return finished_ >= target; });
+  while (finished_ < target) {  // (re)registered after every wake: another waiter's may come first
+    wake_at_ = std::min(wake_at_, target);
+    work_done_.wait(lock);
+  }
   hwinfer_error* error = first_error_;
   first_error_ = nullptr;
   return error;
@@ -69,6 +73,7 @@ void StreamWorker::run() {
                                  "cpu stream: queued work failed with an unknown exception");
     }
     task = nullptr;  // release what the task captured before it counts as finished
+    bool wake = false;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (error != nullptr) {
@@ -79,8 +84,12 @@ void StreamWorker::run() {
         }
       }
       ++finished_;
+      if (finished_ >= wake_at_) {
+        wake_at_ = kNobodyWaits;
+        wake = true;
+      }
     }
-    work_done_.notify_all();
+    if (wake) work_done_.notify_all();
   }
 }
 

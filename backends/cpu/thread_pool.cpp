@@ -29,12 +29,13 @@ inline void cpu_relax() {
 #endif
 }
 
-// Polls |generation| until it differs from |seen| or kSpinBeforeSleep has passed (a stopping pool
-// is seen when the spin ends: its workers reach join at most that much later).
-void spin_for_next(const std::atomic<uint64_t>& generation, uint64_t seen) {
+// Polls |done| until it returns true or kSpinBeforeSleep has passed (a stopping pool is seen
+// when the spin ends: its workers reach join at most that much later).
+template <typename Done>
+void spin_until(Done done) {
   const auto until = std::chrono::steady_clock::now() + kSpinBeforeSleep;
   for (int i = 1;; ++i) {
-    if (generation.load(std::memory_order_acquire) != seen) return;
+    if (done()) return;
     cpu_relax();
     if (i % 64 == 0 && std::chrono::steady_clock::now() >= until) return;
   }
@@ -130,10 +131,13 @@ void ThreadPool::run(int64_t n_items, ItemFunction fn) {
   work_on(job);
 
   {
-    // Every item is handed out; wait for the workers still inside the job, then retract it so a
-    // worker that wakes late never touches this (stack) object.
+    // Every item is handed out; wait for the workers still inside the job (polling first: their
+    // last items end within microseconds, and a sleep / wake pair is two system calls), then
+    // retract it so a worker that wakes late never touches this (stack) object.
+    const auto drained = [this] { return active_workers_.load(std::memory_order_acquire) == 0; };
+    spin_until(drained);
     std::unique_lock<std::mutex> lock(mutex_);
-    job_drained_.wait(lock, [this] { return active_workers_ == 0; });
+    job_drained_.wait(lock, drained);
     job_ = nullptr;
   }
   if (job.first_error) std::rethrow_exception(job.first_error);
@@ -148,7 +152,8 @@ void ThreadPool::worker_loop() {
   for (;;) {
     if (!ready()) {  // poll without the mutex for a moment, then sleep
       lock.unlock();
-      spin_for_next(job_generation_, seen_generation);
+      spin_until(
+          [&] { return job_generation_.load(std::memory_order_acquire) != seen_generation; });
       lock.lock();
       work_ready_.wait(lock, ready);
     }

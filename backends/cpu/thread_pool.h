@@ -79,7 +79,9 @@ class ThreadPool {
   // the mutex for a short while before sleeping on work_ready_: the next kernel of a step follows
   // within microseconds, and a sleep / wake pair costs a system call each (many more in a VM).
   std::atomic<uint64_t> job_generation_{0};
-  int active_workers_ = 0;  // workers currently inside job_
+  // Workers currently inside job_ (changed under mutex_). Atomic so that the caller, done with its
+  // share, can poll it for a moment before sleeping on job_drained_.
+  std::atomic<int> active_workers_{0};
   bool stopping_ = false;
 };
 
