@@ -92,55 +92,6 @@ inline __m256i weights_q4_0(const uint8_t* block) {
   return _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
 }
 
-// ---- the row kernels: the register tiles at one weight row --------------------------------
-
-// sums[i] for R rows of x against one weight row, through a tile of R x 1.
-template <int R, typename XBlock,
-          void (*kTile)(const XBlock*, int64_t, const uint8_t*, int64_t, int64_t, float (*)[1])>
-void rows_r(const XBlock* xq, int64_t x_stride, const uint8_t* w_row, int64_t blocks, float* sums) {
-  float out[R][1];
-  kTile(xq, x_stride, w_row, 0, blocks, out);
-  for (int r = 0; r < R; ++r) sums[r] = out[r][0];
-}
-
-// Four rows of x at a time, the last 1..3 through smaller tiles.
-template <typename XBlock, template <int> class Tile>
-void dot_rows(const XBlock* xq, int64_t x_stride, int64_t m, const uint8_t* w_row, int64_t blocks,
-              float* sums) {
-  for (int64_t i = 0; i < m; i += 4) {
-    const XBlock* x_i = xq + i * x_stride;
-    switch (m - i) {
-      case 1:
-        rows_r<1, XBlock, Tile<1>::run>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      case 2:
-        rows_r<2, XBlock, Tile<2>::run>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      case 3:
-        rows_r<3, XBlock, Tile<3>::run>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-      default:
-        rows_r<4, XBlock, Tile<4>::run>(x_i, x_stride, w_row, blocks, sums + i);
-        break;
-    }
-  }
-}
-
-template <int R>
-struct Q8Rows {
-  static void run(const XBlockQ8* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
-                  int64_t blocks, float (*out)[1]) {
-    tile_q8_0_block<false, R, 1>(x, x_stride, w, w_row_bytes, blocks, out);
-  }
-};
-template <int R>
-struct Q4Rows {
-  static void run(const XQuadQ4* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
-                  int64_t blocks, float (*out)[1]) {
-    tile_q4_0_block<false, R, 1>(x, x_stride, w, w_row_bytes, blocks, out);
-  }
-};
-
 template <__m256i (*kWeights)(const uint8_t*), int64_t kBlockBytes>
 void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
   for (int64_t b = 0; b < blocks; ++b) {
@@ -162,8 +113,8 @@ void dequantize(const uint8_t* w_row, int64_t blocks, float* out) {
 MatmulQuantizedKernels matmul_quantized_kernels_avx2() {
   MatmulQuantizedKernels kernels;
   kernels.quantize_x = &quantize_x_avx2;
-  kernels.dot_q8_0 = &dot_rows<XBlockQ8, Q8Rows>;
-  kernels.dot_q4_0 = &dot_rows<XQuadQ4, Q4Rows>;
+  kernels.dot_q8_0 = &rows_through_tiles<XBlockQ8, TileFamily<false>::Q8>;
+  kernels.dot_q4_0 = &rows_through_tiles<XQuadQ4, TileFamily<false>::Q4>;
   // 16 registers: 2 x 2 tiles (8 accumulators).
   kernels.tiles_q8_0 = &tiles_q8_0<false, 2, 2>;
   kernels.tiles_q4_0 = &tiles_q4_0<false, 2, 2>;

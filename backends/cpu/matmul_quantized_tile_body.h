@@ -286,6 +286,33 @@ struct TileFamily {
   };
 };
 
+// The row kernels (dot_q8_0 / dot_q4_0 of matmul_quantized_kernels.h) through a tile family:
+// four rows of x at a time against one weight row, the last 1..3 through smaller tiles.
+template <typename XBlock, template <int, int> class Block>
+void rows_through_tiles(const XBlock* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
+                        int64_t blocks, float* sums) {
+  for (int64_t i = 0; i < m; i += 4) {
+    float out[4][1];
+    const XBlock* x_i = xq + i * x_stride;
+    const int64_t rows = tile_min(4, m - i);
+    switch (rows) {
+      case 1:
+        Block<1, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
+        break;
+      case 2:
+        Block<2, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
+        break;
+      case 3:
+        Block<3, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
+        break;
+      default:
+        Block<4, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
+        break;
+    }
+    for (int64_t r = 0; r < rows; ++r) sums[i + r] = out[r][0];
+  }
+}
+
 template <bool kVnni, int RM, int RN>
 void tiles_q8_0(const QuantizedTileArgs& a) {
   run_tiles<XBlockQ8, RM, RN, TileFamily<kVnni>::template Q8>(

@@ -184,32 +184,6 @@ struct Q4Quads {
   }
 };
 
-// dot_q8_0 / dot_q4_0: up to four rows of x at a time against one weight row.
-template <typename XBlock, template <int, int> class Block>
-void dot_rows_512(const XBlock* xq, int64_t x_stride, int64_t m, const uint8_t* w_row,
-                  int64_t blocks, float* sums) {
-  for (int64_t i = 0; i < m; i += 4) {
-    float out[4][1];
-    const XBlock* x_i = xq + i * x_stride;
-    const int64_t rows = tile_min(4, m - i);
-    switch (rows) {
-      case 1:
-        Block<1, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
-        break;
-      case 2:
-        Block<2, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
-        break;
-      case 3:
-        Block<3, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
-        break;
-      default:
-        Block<4, 1>::run(x_i, x_stride, w_row, 0, blocks, out);
-        break;
-    }
-    for (int64_t r = 0; r < rows; ++r) sums[i + r] = out[r][0];
-  }
-}
-
 template <int RM, int RN>
 void tiles_q8_0_pairs(const QuantizedTileArgs& a) {
   run_tiles<XBlockQ8, RM, RN, Q8Pairs>(a, a.blocks * static_cast<int64_t>(sizeof(XBlockQ8)));
@@ -225,8 +199,8 @@ void tiles_q4_0_quads(const QuantizedTileArgs& a) {
 
 MatmulQuantizedKernels matmul_quantized_kernels_vnni() {
   MatmulQuantizedKernels kernels = matmul_quantized_kernels_avx2();
-  kernels.dot_q8_0 = &dot_rows_512<XBlockQ8, Q8Pairs>;
-  kernels.dot_q4_0 = &dot_rows_512<XQuadQ4, Q4Quads>;
+  kernels.dot_q8_0 = &rows_through_tiles<XBlockQ8, Q8Pairs>;
+  kernels.dot_q4_0 = &rows_through_tiles<XQuadQ4, Q4Quads>;
   kernels.tiles_q8_0 = &tiles_q8_0_pairs<4, 4>;
   kernels.tiles_q4_0 = &tiles_q4_0_quads<4, 4>;
   return kernels;
