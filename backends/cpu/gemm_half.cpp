@@ -73,21 +73,6 @@ void dot_rows_portable(const float* a, int64_t lda, int64_t m, const uint16_t* b
   }
 }
 
-const GemmHalfKernels& kernels_for(GemmIsa isa) {
-  static const GemmHalfKernels portable = gemm_half_kernels_portable();
-#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
-  static const GemmHalfKernels avx512 = gemm_half_kernels_avx512();
-  if (isa == GemmIsa::kAvx2Fma && use_avx512_vnni()) return avx512;
-#endif
-#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
-  static const GemmHalfKernels avx2 = gemm_half_kernels_avx2();
-  if (isa == GemmIsa::kAvx2Fma) return avx2;
-#else
-  (void)isa;
-#endif
-  return portable;
-}
-
 // c[i,j] = alpha * sum + beta * c[i,j] (c not read when beta == 0); c is f32 here.
 inline void store_c(const GemmF32Problem& p, int64_t i, int64_t j, float sum) {
   float* c_ij = p.c + i * p.c_row_stride + j * p.c_col_stride;
@@ -96,35 +81,49 @@ inline void store_c(const GemmF32Problem& p, int64_t i, int64_t j, float sum) {
   *c_ij = value;
 }
 
-// Decode: B[l, j] contiguous along l (weights [n, k]); a contiguous along k. Each item takes a
-// range of weight rows and reads each once from memory: one row of a through dot_rows, more in
-// register tiles (dot_tiles), rows of a in chunks that stay in L2.
-void gemv_half(const GemmF32Problem& p, const uint16_t* b, int64_t b_col_stride, bool bf16,
-               ThreadPool& pool, const GemmHalfKernels& kernels) {
-  // About 8 items per thread (at least 64 KiB of weights each): the threads finish together even
-  // when one wakes late, and each still streams long runs of consecutive rows.
+// Weight rows per work item: about 8 items per thread (at least 64 KiB of weights each), so the
+// threads finish together even when one wakes late and each still streams long runs of
+// consecutive rows; whole dot_tiles calls, so that only the last item ends in narrow edge tiles.
+int64_t gemv_rows_per_item(const GemmF32Problem& p, const ThreadPool& pool) {
   const int64_t row_bytes = std::max<int64_t>(1, p.k * 2);
-  const int64_t per_item = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
-                                    ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
-  const bool tiled = p.m > 1 && kernels.dot_tiles != nullptr;
-  const int64_t chunk = std::clamp<int64_t>(kTileABytes / (p.k * 4), 4, kChunkMaxRows);
+  const int64_t rows = std::max(ceil_div(kGemvMinItemBytes, row_bytes),
+                                ceil_div(p.n, 8 * static_cast<int64_t>(pool.thread_count())));
+  return kTileCols * ceil_div(rows, kTileCols);
+}
+
+// Decode with one row of a at a time (no tiles in this kernel set): B[l, j] contiguous along l
+// (weights [n, k]), a contiguous along k, m <= kRowsMaxM; each weight row read once.
+void gemv_rows(const GemmF32Problem& p, const uint16_t* b, int64_t ldb, bool bf16, ThreadPool& pool,
+               const GemmHalfKernels& kernels) {
+  const int64_t per_item = gemv_rows_per_item(p, pool);
+  pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
+    float sums[kRowsMaxM];
+    for (int64_t j = item * per_item; j < std::min(p.n, (item + 1) * per_item); ++j) {
+      kernels.dot_rows(p.a, p.a_row_stride, p.m, b + j * ldb, p.k, bf16, sums);
+      for (int64_t i = 0; i < p.m; ++i) store_c(p, i, j, sums[i]);
+    }
+  });
+}
+
+// Decode and (AVX-512) prefill through register tiles: a [m, k] of A, rows lda apart (p.a is not
+// read), against weights [n, k]; each item reads its weight rows once from memory per chunk of
+// rows of a that stays in L2 (equal chunks in multiples of 4 rows: no narrow edge tiles).
+// tiles(a_rows, lda, m, b_rows, ldb, n_rows, k, out) is the kernel set's dot_tiles on A.
+template <typename A, typename Tiles>
+void gemv_tiles(const GemmF32Problem& p, const A* a, int64_t lda, const uint16_t* b, int64_t ldb,
+                ThreadPool& pool, const Tiles& tiles) {
+  const int64_t per_item = gemv_rows_per_item(p, pool);
+  const int64_t max_chunk =
+      std::clamp<int64_t>(kTileABytes / (p.k * static_cast<int64_t>(sizeof(A))), 4, kChunkMaxRows);
+  const int64_t chunk = 4 * ceil_div(ceil_div(p.m, ceil_div(p.m, max_chunk)), 4);
   pool.parallel_for(ceil_div(p.n, per_item), [&](int64_t item) {
     const int64_t j_end = std::min(p.n, (item + 1) * per_item);
-    if (!tiled) {
-      float sums[kRowsMaxM];
-      for (int64_t j = item * per_item; j < j_end; ++j) {
-        kernels.dot_rows(p.a, p.a_row_stride, p.m, b + j * b_col_stride, p.k, bf16, sums);
-        for (int64_t i = 0; i < p.m; ++i) store_c(p, i, j, sums[i]);
-      }
-      return;
-    }
     float out[kChunkMaxRows * kTileCols];  // [rows of a in the chunk][weight rows]
     for (int64_t i0 = 0; i0 < p.m; i0 += chunk) {
       const int64_t rows = std::min(chunk, p.m - i0);
       for (int64_t j0 = item * per_item; j0 < j_end; j0 += kTileCols) {
         const int64_t cols = std::min(kTileCols, j_end - j0);
-        kernels.dot_tiles(p.a + i0 * p.a_row_stride, p.a_row_stride, rows, b + j0 * b_col_stride,
-                          b_col_stride, cols, p.k, bf16, out);
+        tiles(a + i0 * lda, lda, rows, b + j0 * ldb, ldb, cols, p.k, out);
         for (int64_t i = 0; i < rows; ++i) {
           for (int64_t j = 0; j < cols; ++j) store_c(p, i0 + i, j0 + j, out[i * cols + j]);
         }
@@ -172,42 +171,121 @@ void pack_half(const void* context, int64_t col0, int64_t cols, int64_t l0, int6
   }
 }
 
+// a as f32 into f: as given, or converted into |scratch| ([m, k], dense).
+void a_as_f32(const GemmHalfProblem& p, const GemmHalfKernels& kernels, ScratchBuffer& scratch,
+              GemmF32Problem& f) {
+  if (p.a_dtype == HWINFER_DTYPE_F32) {
+    f.a = static_cast<const float*>(p.a);
+    f.a_row_stride = p.a_row_stride;
+    f.a_col_stride = p.a_col_stride;
+    return;
+  }
+  auto* a_f32 = static_cast<float*>(scratch.get(static_cast<size_t>(p.m * p.k) * sizeof(float)));
+  const auto* a = static_cast<const uint16_t*>(p.a);
+  const bool bf16 = p.a_dtype == HWINFER_DTYPE_BF16;
+  for (int64_t i = 0; i < p.m; ++i) {
+    if (p.a_col_stride == 1) {
+      kernels.to_f32(a + i * p.a_row_stride, p.k, bf16, a_f32 + i * p.k);
+    } else {
+      for (int64_t l = 0; l < p.k; ++l) {
+        a_f32[i * p.k + l] = half_to_f32(a[i * p.a_row_stride + l * p.a_col_stride], bf16);
+      }
+    }
+  }
+  f.a = a_f32;
+  f.a_row_stride = p.k;
+  f.a_col_stride = 1;
+}
+
+// a as bf16 rows for dot_tiles_bf16: as given when it is bf16 along k, else rounded by to_bf16
+// into |scratch| ([m, k], dense; *lda set). f32 and f16 values reach to_bf16 exactly as f32.
+const uint16_t* a_as_bf16(const GemmHalfProblem& p, const GemmHalfKernels& kernels,
+                          ScratchBuffer& scratch, int64_t* lda) {
+  if (p.a_dtype == HWINFER_DTYPE_BF16 && p.a_col_stride == 1) {
+    *lda = p.a_row_stride;
+    return static_cast<const uint16_t*>(p.a);
+  }
+  const size_t a_bytes = static_cast<size_t>(p.m * p.k) * sizeof(uint16_t);
+  auto* a_bf16 = static_cast<uint16_t*>(scratch.get(a_bytes + static_cast<size_t>(p.k) * 4));
+  auto* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(a_bf16) + a_bytes);  // [k]
+  for (int64_t i = 0; i < p.m; ++i) {
+    const float* row_f32 = row;
+    if (p.a_dtype == HWINFER_DTYPE_F32 && p.a_col_stride == 1) {
+      row_f32 = static_cast<const float*>(p.a) + i * p.a_row_stride;
+    } else {
+      for (int64_t l = 0; l < p.k; ++l) {
+        row[l] = load_f32(p.a, i * p.a_row_stride + l * p.a_col_stride, p.a_dtype);
+      }
+    }
+    kernels.to_bf16(row_f32, p.k, a_bf16 + i * p.k);
+  }
+  *lda = p.k;
+  return a_bf16;
+}
+
+// The product into f (c as f32; a as f32 in f unless the bf16 pair path takes it from p).
+void run_half_weights(const GemmHalfProblem& p, GemmF32Problem& f, ThreadPool& pool, GemmIsa isa,
+                      const GemmHalfKernels& kernels, ScratchBuffer& scratch) {
+  const auto* b = static_cast<const uint16_t*>(p.b);
+  const bool bf16 = p.b_dtype == HWINFER_DTYPE_BF16;
+  const int64_t ldb = p.b_col_stride;
+  if (bf16 && p.b_row_stride == 1 && kernels.dot_tiles_bf16 != nullptr) {  // weights [n, k]
+    int64_t lda = 0;
+    const uint16_t* a = a_as_bf16(p, kernels, scratch, &lda);
+    gemv_tiles(f, a, lda, b, ldb, pool, kernels.dot_tiles_bf16);
+    return;
+  }
+  a_as_f32(p, kernels, scratch, f);
+  const bool rows_of_b = p.b_row_stride == 1 && f.a_col_stride == 1;  // weights [n, k]
+  if (rows_of_b && p.m > 1 && kernels.dot_tiles != nullptr &&
+      (kernels.tiles_at_every_m || p.m <= kTilesMaxM)) {
+    auto tiles = [&](const float* a, int64_t lda, int64_t m, const uint16_t* b_rows, int64_t b_ld,
+                     int64_t rows, int64_t k, float* out) {
+      kernels.dot_tiles(a, lda, m, b_rows, b_ld, rows, k, bf16, out);
+    };
+    gemv_tiles(f, f.a, f.a_row_stride, b, ldb, pool, tiles);
+    return;
+  }
+  if (rows_of_b && p.m <= kRowsMaxM) {
+    gemv_rows(f, b, ldb, bf16, pool, kernels);
+    return;
+  }
+  const HalfPackContext context{b, bf16, p.b_row_stride, p.b_col_stride, &kernels};
+  gemm_f32_packed_b(f, GemmBPacker{&pack_half, &context}, pool, isa);
+}
+
 }  // namespace
 
 GemmHalfKernels gemm_half_kernels_portable() { return {&to_f32_portable, &dot_rows_portable}; }
 
+const GemmHalfKernels& gemm_half_kernels_for(GemmIsa isa) {
+  static const GemmHalfKernels portable = gemm_half_kernels_portable();
+#if defined(HWINFER_CPU_HAVE_AVX512_BF16_KERNEL)
+  static const GemmHalfKernels avx512_bf16 = gemm_half_kernels_avx512_bf16();
+  if (isa == GemmIsa::kAvx2Fma && use_avx512_bf16()) return avx512_bf16;
+#endif
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+  static const GemmHalfKernels avx512 = gemm_half_kernels_avx512();
+  if (isa == GemmIsa::kAvx2Fma && use_avx512_vnni()) return avx512;
+#endif
+#if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
+  static const GemmHalfKernels avx2 = gemm_half_kernels_avx2();
+  if (isa == GemmIsa::kAvx2Fma) return avx2;
+#else
+  (void)isa;
+#endif
+  return portable;
+}
+
 void gemm_half(const GemmHalfProblem& p, ThreadPool& pool, GemmIsa isa, ScratchBuffer& scratch) {
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return;
-  const GemmHalfKernels& kernels = kernels_for(isa);
+  const GemmHalfKernels& kernels = gemm_half_kernels_for(isa);
   GemmF32Problem f;
   f.m = p.m;
   f.n = p.n;
   f.k = p.k;
   f.alpha = p.alpha;
   f.beta = p.beta;
-
-  // a as f32: as given, or converted into the stream's scratch ([m, k], dense).
-  if (p.a_dtype == HWINFER_DTYPE_F32) {
-    f.a = static_cast<const float*>(p.a);
-    f.a_row_stride = p.a_row_stride;
-    f.a_col_stride = p.a_col_stride;
-  } else {
-    auto* a_f32 = static_cast<float*>(scratch.get(static_cast<size_t>(p.m * p.k) * sizeof(float)));
-    const auto* a = static_cast<const uint16_t*>(p.a);
-    const bool bf16 = p.a_dtype == HWINFER_DTYPE_BF16;
-    for (int64_t i = 0; i < p.m; ++i) {
-      if (p.a_col_stride == 1) {
-        kernels.to_f32(a + i * p.a_row_stride, p.k, bf16, a_f32 + i * p.k);
-      } else {
-        for (int64_t l = 0; l < p.k; ++l) {
-          a_f32[i * p.k + l] = half_to_f32(a[i * p.a_row_stride + l * p.a_col_stride], bf16);
-        }
-      }
-    }
-    f.a = a_f32;
-    f.a_row_stride = p.k;
-    f.a_col_stride = 1;
-  }
 
   // c as f32: as given, or an f32 copy ([m, n], dense; the old c only when beta reads it).
   std::vector<float> c_f32;
@@ -231,23 +309,13 @@ void gemm_half(const GemmHalfProblem& p, ThreadPool& pool, GemmIsa isa, ScratchB
   }
 
   if (p.b_dtype == HWINFER_DTYPE_F32) {
+    a_as_f32(p, kernels, scratch, f);
     f.b = static_cast<const float*>(p.b);
     f.b_row_stride = p.b_row_stride;
     f.b_col_stride = p.b_col_stride;
     gemm_f32(f, pool, isa);
   } else {
-    const auto* b = static_cast<const uint16_t*>(p.b);
-    const bool bf16 = p.b_dtype == HWINFER_DTYPE_BF16;
-    const bool rows_of_b = p.b_row_stride == 1 && f.a_col_stride == 1;  // weights [n, k]
-    const int64_t max_m = kernels.dot_tiles == nullptr ? kRowsMaxM
-                          : kernels.tiles_at_every_m   ? p.m
-                                                       : kTilesMaxM;
-    if (rows_of_b && p.m <= max_m) {
-      gemv_half(f, b, p.b_col_stride, bf16, pool, kernels);
-    } else {
-      const HalfPackContext context{b, bf16, p.b_row_stride, p.b_col_stride, &kernels};
-      gemm_f32_packed_b(f, GemmBPacker{&pack_half, &context}, pool, isa);
-    }
+    run_half_weights(p, f, pool, isa, kernels, scratch);
   }
 
   if (p.c_dtype != HWINFER_DTYPE_F32) {

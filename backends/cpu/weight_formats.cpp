@@ -313,6 +313,12 @@ bool use_avx512_vnni() {
   return use;
 }
 #endif
+#if defined(HWINFER_CPU_HAVE_AVX512_BF16_KERNEL)
+bool use_avx512_bf16() {
+  static const bool use = use_avx512_vnni() && __builtin_cpu_supports("avx512bf16");
+  return use;
+}
+#endif
 
 WeightDotFn weight_dot(uint32_t dtype, GemmIsa isa) {
 #if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)

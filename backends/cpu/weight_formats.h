@@ -74,6 +74,10 @@ WeightDequantizeFn weight_dequantize_avx2(uint32_t dtype);
 WeightDotFn weight_dot_avx512(uint32_t dtype);
 bool use_avx512_vnni();
 #endif
+#if defined(HWINFER_CPU_HAVE_AVX512_BF16_KERNEL)
+// use_avx512_vnni() and the CPU has AVX512_BF16 (vcvtneps2bf16, vdpbf16ps).
+bool use_avx512_bf16();
+#endif
 
 }  // namespace hwinfer::cpu
 

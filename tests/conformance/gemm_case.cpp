@@ -103,9 +103,22 @@ testing::AssertionResult OnlyElementsChanged(const Operand& operand,
                     "c's buffer outside the view's elements (guards and row padding)");
 }
 
+// Unit roundoff a may take before the product: BF16 weights may run in their own precision, a
+// rounded to BF16 (plugin.h), an error of at most u(bf16) * |a| * |b| per product.
+double ActivationRoundoff(const GemmCase& gemm) {
+  return gemm.b_dtype == HWINFER_DTYPE_BF16 && gemm.a_dtype != HWINFER_DTYPE_BF16
+             ? UnitRoundoff(HWINFER_DTYPE_BF16)
+             : 0.0;
+}
+
 // Compares the backend's c with the reference: finite, within the per-element bound, NMSE.
 void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
                           const std::vector<float>& ref, const std::vector<double>& bound) {
+  const double a_roundoff = ActivationRoundoff(gemm);
+  auto tolerance_at = [&](size_t i) {
+    return (2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON + a_roundoff) * bound[i] +
+           2.0 * UnitRoundoff(gemm.c_dtype) * std::abs(ref[i]) + FLT_MIN;
+  };
   double err2 = 0, ref2 = 0, worst_excess = -1;
   size_t worst = 0, non_finite = 0, first_non_finite = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -121,10 +134,8 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
     const double diff = static_cast<double>(got[i]) - static_cast<double>(ref[i]);
     err2 += diff * diff;
     ref2 += static_cast<double>(ref[i]) * static_cast<double>(ref[i]);
-    const double tolerance = 2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON * bound[i] +
-                             2.0 * UnitRoundoff(gemm.c_dtype) * std::abs(ref[i]) + FLT_MIN;
-    if (std::abs(diff) - tolerance > worst_excess) {
-      worst_excess = std::abs(diff) - tolerance;
+    if (std::abs(diff) - tolerance_at(i) > worst_excess) {
+      worst_excess = std::abs(diff) - tolerance_at(i);
       worst = i;
     }
   }
@@ -137,15 +148,14 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
                                                   : "");
   if (non_finite > 0) return;
   const double nmse = ref2 > 0 ? err2 / ref2 : err2;
-  const double u = UnitRoundoff(gemm.c_dtype);
+  const double u = std::max(UnitRoundoff(gemm.c_dtype), a_roundoff);
   EXPECT_LE(nmse, std::max(kMaxNmse, u * u))
       << "NMSE sum((x-ref)^2)/sum(ref^2) over " << got.size() << " outputs";
   EXPECT_LE(worst_excess, 0.0) << fmt::format(
       "c[{}, {}] = {:.9g}, reference {:.9g}: |difference| {:.3g} exceeds the bound {:.3g}",
       worst / n, worst % n, got[worst], ref[worst],
       std::abs(static_cast<double>(got[worst]) - static_cast<double>(ref[worst])),
-      2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON * bound[worst] +
-          2.0 * u * std::abs(ref[worst]) + FLT_MIN);
+      tolerance_at(worst));
 }
 
 }  // namespace

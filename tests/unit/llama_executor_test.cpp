@@ -143,8 +143,10 @@ TEST(LlamaExecutor, SynthesisedMqaModelsMatchTheFloat64Reference) {
     const auto expected = ReferenceLogits(**model, prompt);
     auto step = (*executor)->Step({{0, prompt, true}});
     ASSERT_TRUE(step.ok()) << step.status().ToString();
+    // Q4_0 quantizes activations to 8 bits; BF16 may round them to bf16 (AVX512_BF16: 8-bit
+    // precision, relative 2^-9 per element), as llama.cpp does on both.
     EXPECT_LT(RelativeMaxError(step->front(), expected.back()),
-              type == HWINFER_DTYPE_Q4_0 ? 3e-2 : 2e-3);
+              type == HWINFER_DTYPE_Q4_0 ? 3e-2 : 1e-2);
   }
 }
 

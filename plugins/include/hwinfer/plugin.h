@@ -439,7 +439,9 @@ typedef struct hwinfer_kernel_desc {
  *                        stores a linear layer as [n_out, n_in], i.e. b_transposed = 1)
  *   c: [m, n]            dtype F32 | F16 | BF16
  * m == 1 is the GEMV (decode) case; a backend may pick a different algorithm for it.
- * Accumulation is at least F32. beta == 0 means c is write-only (its old contents, even NaN,
+ * Accumulation is at least F32. With BF16 weights a backend may round a to BF16 first and
+ * multiply in the weights' own precision (as vdpbf16ps and bf16 tensor cores do); the
+ * conformance suite allows for it. beta == 0 means c is write-only (its old contents, even NaN,
  * are ignored). */
 typedef struct hwinfer_gemm_desc {
   uint32_t struct_size;
