@@ -205,7 +205,8 @@ const uint16_t* a_as_bf16(const GemmHalfProblem& p, const GemmHalfKernels& kerne
     *lda = p.a_row_stride;
     return static_cast<const uint16_t*>(p.a);
   }
-  const size_t a_bytes = static_cast<size_t>(p.m * p.k) * sizeof(uint16_t);
+  // [m, k] bf16, then one f32 row at the next 64-byte boundary (m * k may be odd).
+  const size_t a_bytes = (static_cast<size_t>(p.m * p.k) * sizeof(uint16_t) + 63) / 64 * 64;
   auto* a_bf16 = static_cast<uint16_t*>(scratch.get(a_bytes + static_cast<size_t>(p.k) * 4));
   auto* row = reinterpret_cast<float*>(reinterpret_cast<uint8_t*>(a_bf16) + a_bytes);  // [k]
   for (int64_t i = 0; i < p.m; ++i) {
