@@ -323,6 +323,36 @@ TEST(KernelCost, RopeReadsAndWritesQAndKInPlace) {
   EXPECT_DOUBLE_EQ(Count(d).bytes_written, 64 * 4);
 }
 
+// The fused kernel counts its two halves (rope on q and k, the append of the rotated k and of v)
+// less the k it does not read back: 2 tokens, 4 q heads, 2 KV heads of 8, F32 in, F16 pools.
+TEST(KernelCost, RopeKvAppendCountsBothHalvesLessTheKRoundTrip) {
+  hwinfer_rope_kv_append_desc d{};
+  d.struct_size = sizeof(d);
+  d.kind = HWINFER_KERNEL_ROPE_KV_APPEND;
+  d.n_tokens = 2;
+  d.n_heads = 4;
+  d.n_kv_heads = 2;
+  d.head_dim = 8;
+  d.rotary_dim = 8;
+  d.block_size = 4;
+  d.num_blocks = 3;
+  d.q = View(HWINFER_DTYPE_F32, {2, 4, 8});
+  d.k = View(HWINFER_DTYPE_F32, {2, 2, 8});
+  d.v = View(HWINFER_DTYPE_F32, {2, 2, 8});
+  d.positions = View(HWINFER_DTYPE_I32, {2});
+  d.slot_mapping = View(HWINFER_DTYPE_I32, {2});
+  d.k_cache = View(HWINFER_DTYPE_F16, {3, 4, 2, 8});
+  d.v_cache = View(HWINFER_DTYPE_F16, {3, 4, 2, 8});
+  const KernelCost cost = Count(d);
+  // rope: q and k (64 + 32 f32) read and written, 2 positions read; append: v's 32 f32 read,
+  // k and v's 64 values written as f16.
+  EXPECT_DOUBLE_EQ(cost.bytes_read, (64 + 32) * 4 + 2 * 4 + 32 * 4);
+  EXPECT_DOUBLE_EQ(cost.bytes_written, (64 + 32) * 4 + 64 * 2);
+  EXPECT_DOUBLE_EQ(cost.flops, 6.0 * (8 / 2) * (4 + 2) * 2);
+  d.k_cache.dtype = d.v_cache.dtype = HWINFER_DTYPE_I8;
+  EXPECT_DOUBLE_EQ(Count(d).bytes_written, (64 + 32) * 4 + 64);
+}
+
 TEST(KernelCost, SiluMulAndEmbeddingCountEveryElementOnce) {
   hwinfer_silu_mul_desc silu{};
   silu.struct_size = sizeof(silu);
