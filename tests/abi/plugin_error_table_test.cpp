@@ -208,7 +208,9 @@ class PluginErrorTable : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PluginErrorTable, BadCallsGiveThePinnedCodesAndMessages) {
   const std::string name = GetParam();
-  const std::string path = std::string(HWINFER_PLUGIN_BUILD_DIR) + "/hwinfer-" + name + ".so";
+  const std::string path =
+      std::string(name == "gpuemu" ? HWINFER_GPUEMU_PLUGIN_DIR : HWINFER_PLUGIN_BUILD_DIR) +
+      "/hwinfer-" + name + ".so";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << path << " was not built";
   auto plugin = Plugin::Load(path);
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
@@ -229,9 +231,11 @@ TEST_P(PluginErrorTable, BadCallsGiveThePinnedCodesAndMessages) {
   CheckAgainstGolden(name, table.Text());
 }
 
-// The plugins whose answers do not depend on the machine (the CPU, the simulator and lavapipe's
-// Vulkan; the CUDA and HIP builds need their GPUs and run under the emulator elsewhere).
-INSTANTIATE_TEST_SUITE_P(InTree, PluginErrorTable, ::testing::Values("cpu", "sim", "vulkan"),
+// The plugins whose answers do not depend on the machine: the CPU, the simulator, lavapipe's
+// Vulkan and the GPU emulator (the CUDA/HIP backend's code on the emulated runtime; the real
+// CUDA and HIP builds need their GPUs).
+INSTANTIATE_TEST_SUITE_P(InTree, PluginErrorTable,
+                         ::testing::Values("cpu", "sim", "vulkan", "gpuemu"),
                          [](const auto& param_info) { return std::string(param_info.param); });
 
 }  // namespace
