@@ -3,8 +3,10 @@
 //   a: [m, k]  F32 | F16 | BF16        B: [k, n] F32 | F16 | BF16 (b: [n, k] weights transposed)
 //   c: [m, n]  F32 | F16 | BF16
 // The case the executor runs, a and c F32 with F16/BF16 weights, is direct: small m (decode)
-// streams each weight row once through a half -> f32 dot kernel; larger m converts B while
-// packing it for the f32 micro-kernel (gemm_f32_packed_b). Half a or c go through f32 copies.
+// streams each weight row once through a half -> f32 dot kernel (AVX-512: register tiles at
+// every m); otherwise larger m converts B while packing it for the f32 micro-kernel
+// (gemm_f32_packed_b). Where the CPU has AVX512_BF16, BF16 weights instead run against a rounded
+// to bf16 (bf16 pair dot products, at every m). Half a or c go through f32 copies.
 // Accumulation is f32. Must not validate ABI views (kernels.cpp does), create threads, or read c
 // when beta == 0.
 #ifndef HWINFER_BACKENDS_CPU_GEMM_HALF_H_

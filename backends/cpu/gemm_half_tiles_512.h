@@ -103,7 +103,7 @@ void column_block(const TileTarget<Step>& t, int64_t m, int64_t j) {
 
 // The last |left| (< RN + 1) weight rows from row j, as one column block of exactly that many.
 template <class Step, int RN>
-void column_edge(TileTarget<Step> t, int64_t m, int64_t left, int64_t j) {
+void column_edge(const TileTarget<Step>& t, int64_t m, int64_t left, int64_t j) {
   if constexpr (RN > 0) {
     if (left == RN) {
       column_block<Step, RN>(t, m, j);

@@ -134,8 +134,9 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
     const double diff = static_cast<double>(got[i]) - static_cast<double>(ref[i]);
     err2 += diff * diff;
     ref2 += static_cast<double>(ref[i]) * static_cast<double>(ref[i]);
-    if (std::abs(diff) - tolerance_at(i) > worst_excess) {
-      worst_excess = std::abs(diff) - tolerance_at(i);
+    const double excess = std::abs(diff) - tolerance_at(i);
+    if (excess > worst_excess) {
+      worst_excess = excess;
       worst = i;
     }
   }

@@ -399,9 +399,9 @@ TEST(CpuMatmulIsa, HalfTilesGiveEveryRowTheSameSumsAtEveryM) {
           ASSERT_EQ(c[e], alone[e]) << "gemm_half, output " << e;
         }
       }
-      if (!bf16) {  // dot_rows (the widening set's m = 1 kernel) is the same tiles
+      if (!pairs) {  // dot_rows (the widening set's m = 1 kernel) is the same tiles
         float sum = 0.0f;
-        kernels.dot_rows(a.data(), k, 1, b.data(), k, false, &sum);
+        kernels.dot_rows(a.data(), k, 1, b.data(), k, bf16, &sum);
         EXPECT_EQ(sum, alone[0]);
       }
     }
