@@ -1,5 +1,5 @@
 // abi_compat_test.cpp — the host's side of ABI compatibility within one major:
-//   - a plugin built against the frozen 1.0 header loads and works end to end;
+//   - plugins built against the frozen 1.0 and 1.1 headers load and work end to end;
 //   - a plugin whose table ends before kernel_query (an older minor) has no kernels, and the host
 //     never reads the slots past its struct_size;
 //   - a NULL kernel slot is unsupported even when kernel_query claims otherwise, and is never
@@ -51,30 +51,41 @@ hwinfer_bandwidth_probe_desc ProbeDesc(uint32_t mode, hwinfer_buffer* src, hwinf
   return desc;
 }
 
-// ---- a plugin built against the frozen 1.0 header --------------------------------------------
+// ---- plugins built against the frozen 1.0 and 1.1 headers --------------------------------------
 
-TEST(AbiCompat, FrozenOneZeroPluginLoadsAndReportsItsVersion) {
-  auto plugin = Plugin::Load(TestPlugin("hwinfer-abi-frozen.so"));
+struct FrozenPlugin {
+  const char* file;
+  const char* name;
+  uint32_t abi_minor;
+  const char* device_name;
+};
+
+class FrozenPluginTest : public ::testing::TestWithParam<FrozenPlugin> {};
+
+TEST_P(FrozenPluginTest, LoadsAndReportsItsVersion) {
+  const FrozenPlugin& frozen = GetParam();
+  auto plugin = Plugin::Load(TestPlugin(frozen.file));
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
-  EXPECT_EQ((*plugin)->name(), "abi-frozen");
+  EXPECT_EQ((*plugin)->name(), frozen.name);
   EXPECT_EQ((*plugin)->identity().abi_major, 1u);
-  EXPECT_EQ((*plugin)->identity().abi_minor, 0u);
+  EXPECT_EQ((*plugin)->identity().abi_minor, frozen.abi_minor);
   auto count = (*plugin)->DeviceCount();
   ASSERT_TRUE(count.ok()) << count.status().ToString();
   EXPECT_EQ(*count, 1u);
   auto info = (*plugin)->GetDeviceInfo(0);
   ASSERT_TRUE(info.ok()) << info.status().ToString();
-  EXPECT_EQ(info->name, "Frozen 1.0 device");
+  EXPECT_EQ(info->name, frozen.device_name);
   EXPECT_EQ(info->device_type, HWINFER_DEVICE_TYPE_VIRTUAL);
   EXPECT_EQ(info->memory_total_bytes, 1ull << 30);
   EXPECT_FALSE(info->has_uuid());
 }
 
-TEST(AbiCompat, FrozenOneZeroPluginAllocatesCopiesAndRunsTheProbe) {
-  auto plugin = Plugin::Load(TestPlugin("hwinfer-abi-frozen.so"));
+TEST_P(FrozenPluginTest, AllocatesCopiesAndRunsTheProbe) {
+  auto plugin = Plugin::Load(TestPlugin(GetParam().file));
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
   auto device = (*plugin)->OpenDevice(0);
   ASSERT_TRUE(device.ok()) << device.status().ToString();
+  EXPECT_FALSE((*device)->SupportsGraphs());  // 1.0 has no graph slots, 1.1's are NULL here
   auto stream = (*device)->CreateStream();
   ASSERT_TRUE(stream.ok()) << stream.status().ToString();
 
@@ -115,6 +126,15 @@ TEST(AbiCompat, FrozenOneZeroPluginAllocatesCopiesAndRunsTheProbe) {
   auto elapsed = Event::ElapsedNs(*start, *end);
   ASSERT_TRUE(elapsed.ok()) << elapsed.status().ToString();
 }
+
+INSTANTIATE_TEST_SUITE_P(AbiCompat, FrozenPluginTest,
+                         ::testing::Values(FrozenPlugin{"hwinfer-abi-frozen.so", "abi-frozen", 0,
+                                                        "Frozen 1.0 device"},
+                                           FrozenPlugin{"hwinfer-abi-frozen-1-1.so",
+                                                        "abi-frozen-1-1", 1, "Frozen 1.1 device"}),
+                         [](const ::testing::TestParamInfo<FrozenPlugin>& param_info) {
+                           return "AbiOneDot" + std::to_string(param_info.param.abi_minor);
+                         });
 
 TEST(AbiCompat, FrozenPluginWithoutImportSlotAnswersUnsupported) {
   auto plugin = Plugin::Load(TestPlugin("hwinfer-abi-frozen.so"));

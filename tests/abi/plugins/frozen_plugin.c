@@ -1,19 +1,26 @@
 /*
- * frozen_plugin.c — hwinfer-abi-frozen.so: a plugin compiled ONLY against the frozen ABI 1.0
- * header (tests/abi/frozen/v1_0/hwinfer/plugin.h), standing for a vendor binary built years ago.
- * Every later hwinfer of major 1 must load it, list its device, allocate, copy and run its one
- * kernel (bandwidth_probe). It must not be rebuilt against the live header: the build gives it the
- * frozen include folder and nothing else.
+ * frozen_plugin.c — hwinfer-abi-frozen.so and hwinfer-abi-frozen-1-1.so: a plugin compiled ONLY
+ * against a frozen header (tests/abi/frozen/v1_<ABI_FROZEN_MINOR>/hwinfer/plugin.h), standing for
+ * a vendor binary built years ago. Every later hwinfer of major 1 must load it, list its device,
+ * allocate, copy and run its one kernel (bandwidth_probe). It must not be rebuilt against the live
+ * header: the build gives it the frozen include folder and nothing else.
  */
 #include <string.h>
 
 #include "minimal_backend.h"
 
-#if HWINFER_ABI_MAJOR != 1u || HWINFER_ABI_MINOR != 0u
-#error "frozen_plugin.c must be compiled against the frozen ABI 1.0 header"
+#ifndef ABI_FROZEN_MINOR
+#define ABI_FROZEN_MINOR 0
+#endif
+#if HWINFER_ABI_MAJOR != 1u || HWINFER_ABI_MINOR != ABI_FROZEN_MINOR
+#error "frozen_plugin.c must be compiled against the frozen header of ABI 1.ABI_FROZEN_MINOR"
 #endif
 
+#if ABI_FROZEN_MINOR == 0
 const abi_backend_config abi_backend = {"abi-frozen", "Frozen 1.0 device", {0}, 0};
+#else
+const abi_backend_config abi_backend = {"abi-frozen-1-1", "Frozen 1.1 device", {0}, 0};
+#endif
 
 HWINFER_PLUGIN_EXPORT hwinfer_error* hwinfer_plugin_query(uint32_t abi_major,
                                                           uint32_t host_max_minor,
