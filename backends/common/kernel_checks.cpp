@@ -36,7 +36,7 @@ hwinfer_error* check_gemm_dtype(const CheckContext& context, uint32_t dtype, con
 
 }  // namespace
 
-hwinfer_error* check_gemm(const CheckContext& context, const hwinfer_gemm_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_gemm_desc& d) {
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), "gemm")) {
     return error;
@@ -112,7 +112,7 @@ hwinfer_error* check_weight_dtype(const CheckContext& context, const char* kerne
       kernel, operand, dtype_name(dtype).c_str(), taken.c_str());
 }
 
-hwinfer_error* check_matmul_quantized(const CheckContext& context,
+hwinfer_error* check_kernel(const CheckContext& context,
                                       const hwinfer_matmul_quantized_desc& d) {
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error =
@@ -156,7 +156,7 @@ constexpr int64_t kSinkMinBytes = 64;
 
 }  // namespace
 
-hwinfer_error* check_bandwidth_probe(const CheckContext& context,
+hwinfer_error* check_kernel(const CheckContext& context,
                                      const hwinfer_bandwidth_probe_desc& d) {
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), "bandwidth_probe")) {
@@ -234,7 +234,7 @@ hwinfer_error* check_float_dtype(const CheckContext& context, const hwinfer_tens
 
 }  // namespace
 
-hwinfer_error* check_rms_norm(const CheckContext& context, const hwinfer_rms_norm_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rms_norm_desc& d) {
   constexpr const char* kName = "rms_norm";
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), kName)) {
@@ -291,7 +291,7 @@ hwinfer_error* check_rms_norm(const CheckContext& context, const hwinfer_rms_nor
   return apply_kernel_limits(context, HWINFER_KERNEL_RMS_NORM, &d);
 }
 
-hwinfer_error* check_silu_mul(const CheckContext& context, const hwinfer_silu_mul_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_silu_mul_desc& d) {
   constexpr const char* kName = "silu_mul";
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), kName)) {
@@ -338,7 +338,7 @@ ViewExpectation expect_token_vector(const char* kernel, const char* operand, int
 
 }  // namespace
 
-hwinfer_error* check_rope(const CheckContext& context, const hwinfer_rope_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rope_desc& d) {
   constexpr const char* kName = "rope";
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), kName)) {
@@ -473,7 +473,7 @@ hwinfer_error* check_embedding_table(const CheckContext& context, const hwinfer_
 
 }  // namespace
 
-hwinfer_error* check_embedding(const CheckContext& context, const hwinfer_embedding_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_embedding_desc& d) {
   constexpr const char* kName = "embedding";
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), kName)) {

@@ -1,8 +1,10 @@
-// kernel_checks.h — the descriptor validation of every kernel kind of plugin.h, one check_* per
-// kind, written once for every backend (cpu, sim, and the device backends to come). A backend calls
-// the same check from kernel_query (CheckContext::require_buffers false: views may come without
-// buffers, the core asks before it allocates) and from its enqueue slot (require_buffers true), so
-// "can you run this?" and enqueue-time validation never disagree.
+// kernel_checks.h — the descriptor validation of every kernel kind of plugin.h, one check_kernel
+// overload per kind (per descriptor type: kernel_query routes through hwinfer/kernel_kinds.def, so
+// a kind listed there without an overload here does not compile), written once for every backend
+// (cpu, sim, and the device backends to come). A backend calls the same check from kernel_query
+// (CheckContext::require_buffers false: views may come without buffers, the core asks before it
+// allocates) and from its enqueue slot (require_buffers true), so "can you run this?" and
+// enqueue-time validation never disagree.
 //
 // Using it from a new backend:
 //   static const BufferInfoFn kBuffers = {&size_of, &device_of, &host_address_of};
@@ -12,7 +14,7 @@
 //   context.device = stream->device;           // views must live on this device
 //   context.require_buffers = true;            // false from kernel_query
 //   context.kernel_limits = &vulkan_limits;    // optional: what this backend cannot run
-//   if (hwinfer_error* error = check_gemm(context, *desc)) return error;
+//   if (hwinfer_error* error = check_kernel(context, *desc)) return error;
 // kernel_query.h turns the same checks into a kernel_query answer.
 //
 // Each check returns NULL when |d| is well-formed and runnable; INVALID_ARGUMENT when malformed;
@@ -38,25 +40,21 @@ namespace hwinfer::backend {
 // dtype this plugin lacks, or an unknown one) or INVALID_ARGUMENT (a non-block dtype), named.
 hwinfer_error* check_weight_dtype(const CheckContext& context, const char* kernel,
                                   const char* operand, uint32_t dtype);
-hwinfer_error* check_gemm(const CheckContext& context, const hwinfer_gemm_desc& d);
-hwinfer_error* check_matmul_quantized(const CheckContext& context,
-                                      const hwinfer_matmul_quantized_desc& d);
-hwinfer_error* check_bandwidth_probe(const CheckContext& context,
-                                     const hwinfer_bandwidth_probe_desc& d);
-hwinfer_error* check_rms_norm(const CheckContext& context, const hwinfer_rms_norm_desc& d);
-hwinfer_error* check_silu_mul(const CheckContext& context, const hwinfer_silu_mul_desc& d);
-hwinfer_error* check_rope(const CheckContext& context, const hwinfer_rope_desc& d);
-hwinfer_error* check_embedding(const CheckContext& context, const hwinfer_embedding_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_gemm_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_matmul_quantized_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_bandwidth_probe_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rms_norm_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_silu_mul_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rope_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_embedding_desc& d);
 
 // paged_kv_checks.cpp
-hwinfer_error* check_kv_append(const CheckContext& context, const hwinfer_kv_append_desc& d);
-// The two halves as check_rope and check_kv_append (ABI 1.1).
-hwinfer_error* check_rope_kv_append(const CheckContext& context,
-                                    const hwinfer_rope_kv_append_desc& d);
-hwinfer_error* check_attention_decode_paged(const CheckContext& context,
-                                            const hwinfer_attention_decode_paged_desc& d);
-hwinfer_error* check_attention_prefill(const CheckContext& context,
-                                       const hwinfer_attention_prefill_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_kv_append_desc& d);
+// The two halves as the rope and kv_append checks (ABI 1.1).
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rope_kv_append_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context,
+                            const hwinfer_attention_decode_paged_desc& d);
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_attention_prefill_desc& d);
 
 // True when an attention_prefill descriptor has a cached prefix: k_cache has a buffer, or, when
 // buffers are not required (kernel_query), k_cache describes a view (rank != 0).

@@ -25,16 +25,15 @@ hwinfer_error* answer(hwinfer_error* check, hwinfer_kernel_support* out) {
 }
 
 // |desc| as the descriptor of its kind |Desc| once its struct_size covers one (else that error),
-// answered by |check|.
+// answered by the kind's check_kernel.
 template <typename Desc>
 hwinfer_error* query(const CheckContext& context, const hwinfer_kernel_desc& desc, const char* name,
-                     hwinfer_error* (*check)(const CheckContext&, const Desc&),
                      hwinfer_kernel_support* out) {
   if (hwinfer_error* error =
           check_desc_size(context.plugin_name, desc.struct_size, sizeof(Desc), name)) {
     return error;
   }
-  return answer(check(context, reinterpret_cast<const Desc&>(desc)), out);
+  return answer(check_kernel(context, reinterpret_cast<const Desc&>(desc)), out);
 }
 
 }  // namespace
@@ -56,33 +55,10 @@ hwinfer_error* answer_kernel_query(const CheckContext& context,
     return error;
   }
   switch (desc.kind) {
-    case HWINFER_KERNEL_GEMM:
-      return query<hwinfer_gemm_desc>(context, desc, "gemm", check_gemm, out);
-    case HWINFER_KERNEL_MATMUL_QUANTIZED:
-      return query<hwinfer_matmul_quantized_desc>(context, desc, "matmul_quantized",
-                                                  check_matmul_quantized, out);
-    case HWINFER_KERNEL_KV_APPEND:
-      return query<hwinfer_kv_append_desc>(context, desc, "kv_append", check_kv_append, out);
-    case HWINFER_KERNEL_RMS_NORM:
-      return query<hwinfer_rms_norm_desc>(context, desc, "rms_norm", check_rms_norm, out);
-    case HWINFER_KERNEL_SILU_MUL:
-      return query<hwinfer_silu_mul_desc>(context, desc, "silu_mul", check_silu_mul, out);
-    case HWINFER_KERNEL_ROPE:
-      return query<hwinfer_rope_desc>(context, desc, "rope", check_rope, out);
-    case HWINFER_KERNEL_EMBEDDING:
-      return query<hwinfer_embedding_desc>(context, desc, "embedding", check_embedding, out);
-    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-      return query<hwinfer_attention_decode_paged_desc>(context, desc, "attention_decode_paged",
-                                                        check_attention_decode_paged, out);
-    case HWINFER_KERNEL_ATTENTION_PREFILL:
-      return query<hwinfer_attention_prefill_desc>(context, desc, "attention_prefill",
-                                                   check_attention_prefill, out);
-    case HWINFER_KERNEL_BANDWIDTH_PROBE:
-      return query<hwinfer_bandwidth_probe_desc>(context, desc, "bandwidth_probe",
-                                                 check_bandwidth_probe, out);
-    case HWINFER_KERNEL_ROPE_KV_APPEND:
-      return query<hwinfer_rope_kv_append_desc>(context, desc, "rope_kv_append",
-                                                check_rope_kv_append, out);
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  case HWINFER_KERNEL_##KIND:                                  \
+    return query<descriptor>(context, desc, #slot, out);
+#include "hwinfer/kernel_kinds.def"
     default:
       break;
   }

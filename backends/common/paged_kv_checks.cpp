@@ -131,7 +131,7 @@ QueryAndOutput expect_query_and_output(const char* kernel, const hwinfer_tensor_
 //   [n_tokens] I32;  k_cache, v_cache (+ scales): the paged layout; outputs, must not overlap each
 //   other. num_blocks * block_size must fit an I32 slot.
 
-hwinfer_error* check_kv_append(const CheckContext& context, const hwinfer_kv_append_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_kv_append_desc& d) {
   constexpr const char* kKernel = "kv_append";
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), kKernel)) {
@@ -188,7 +188,7 @@ hwinfer_error* check_kv_append(const CheckContext& context, const hwinfer_kv_app
 //   exactly what rope and kv_append accept for its two halves (hwinfer_split_rope_kv_append), with
 //   k given (it is appended); then the plugin's limits for the fused kind.
 
-hwinfer_error* check_rope_kv_append(const CheckContext& context,
+hwinfer_error* check_kernel(const CheckContext& context,
                                     const hwinfer_rope_kv_append_desc& d) {
   if (hwinfer_error* error =
           check_desc_size(context.plugin_name, d.struct_size, sizeof(d), "rope_kv_append")) {
@@ -197,8 +197,8 @@ hwinfer_error* check_rope_kv_append(const CheckContext& context,
   hwinfer_rope_desc rope;
   hwinfer_kv_append_desc append;
   hwinfer_split_rope_kv_append(&d, &rope, &append);
-  if (hwinfer_error* error = check_rope(context, rope)) return error;
-  if (hwinfer_error* error = check_kv_append(context, append)) return error;
+  if (hwinfer_error* error = check_kernel(context, rope)) return error;
+  if (hwinfer_error* error = check_kernel(context, append)) return error;
   return apply_kernel_limits(context, HWINFER_KERNEL_ROPE_KV_APPEND, &d);
 }
 
@@ -207,7 +207,7 @@ hwinfer_error* check_rope_kv_append(const CheckContext& context,
 //   pools: the paged layout with num_blocks = k_cache.shape[0];  block_tables: [n_seqs,
 //   max_blocks_per_seq];  context_lens: [n_seqs]. n_heads a multiple of n_kv_heads.
 
-hwinfer_error* check_attention_decode_paged(const CheckContext& context,
+hwinfer_error* check_kernel(const CheckContext& context,
                                             const hwinfer_attention_decode_paged_desc& d) {
   constexpr const char* kKernel = "attention_decode_paged";
   const char* plugin = context.plugin_name;
@@ -264,7 +264,7 @@ bool attention_prefill_has_prefix(const hwinfer_attention_prefill_desc& d, bool 
   return d.k_cache.buffer != nullptr || (!require_buffers && d.k_cache.rank != 0);
 }
 
-hwinfer_error* check_attention_prefill(const CheckContext& context,
+hwinfer_error* check_kernel(const CheckContext& context,
                                        const hwinfer_attention_prefill_desc& d) {
   constexpr const char* kKernel = "attention_prefill";
   const char* plugin = context.plugin_name;

@@ -84,7 +84,7 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
   return guarded("gemm", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "gemm: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "gemm: desc")) return error;
-    if (hwinfer_error* error = backend::check_gemm(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     const GemmHalfProblem problem = gemm_problem(*desc);
     ThreadPool* pool = stream->pool;
@@ -112,7 +112,7 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     if (hwinfer_error* error = require_non_null(stream, "matmul_quantized: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "matmul_quantized: desc")) return error;
     if (hwinfer_error* error =
-            backend::check_matmul_quantized(check_context(stream->device, true), *desc))
+            backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     constexpr int64_t kF32 = sizeof(float);
     MatmulQuantizedProblem p;
@@ -147,7 +147,7 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
     if (hwinfer_error* error = require_non_null(stream, "bandwidth_probe: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "bandwidth_probe: desc")) return error;
     if (hwinfer_error* error =
-            backend::check_bandwidth_probe(check_context(stream->device, true), *desc))
+            backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     BandwidthProbeArgs args;
     args.mode = desc->mode;

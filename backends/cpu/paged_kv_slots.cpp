@@ -90,7 +90,7 @@ hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append
   return guarded("kv_append", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "kv_append: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "kv_append: desc")) return error;
-    if (hwinfer_error* error = backend::check_kv_append(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     const KvAppendProblem problem = kv_append_problem(*desc);
     ThreadPool* pool = stream->pool;
@@ -113,7 +113,7 @@ hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
     if (hwinfer_error* error = require_non_null(stream, "rope_kv_append: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "rope_kv_append: desc")) return error;
     if (hwinfer_error* error =
-            backend::check_rope_kv_append(check_context(stream->device, true), *desc)) {
+            backend::check_kernel(check_context(stream->device, true), *desc)) {
       return error;
     }
     hwinfer_rope_desc rope;
@@ -140,7 +140,7 @@ hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
     }
     if (hwinfer_error* error = require_non_null(desc, "attention_decode_paged: desc")) return error;
     if (hwinfer_error* error =
-            backend::check_attention_decode_paged(check_context(stream->device, true), *desc)) {
+            backend::check_kernel(check_context(stream->device, true), *desc)) {
       return error;
     }
     const hwinfer_attention_decode_paged_desc& d = *desc;
@@ -179,7 +179,7 @@ hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
     if (hwinfer_error* error = require_non_null(stream, "attention_prefill: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "attention_prefill: desc")) return error;
     if (hwinfer_error* error =
-            backend::check_attention_prefill(check_context(stream->device, true), *desc))
+            backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     const hwinfer_attention_prefill_desc& d = *desc;
     auto matrix = [](const hwinfer_tensor_view& view) {

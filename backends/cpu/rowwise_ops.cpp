@@ -111,7 +111,7 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
   return guarded("rms_norm", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "rms_norm: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "rms_norm: desc")) return error;
-    if (hwinfer_error* error = backend::check_rms_norm(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     RmsNormProblem p;
     p.n_tokens = desc->n_tokens;
@@ -163,7 +163,7 @@ hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_d
   return guarded("silu_mul", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "silu_mul: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "silu_mul: desc")) return error;
-    if (hwinfer_error* error = backend::check_silu_mul(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     SiluMulProblem p;
     p.n_tokens = desc->n_tokens;

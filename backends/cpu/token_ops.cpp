@@ -228,7 +228,7 @@ hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* des
   return guarded("rope", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "rope: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "rope: desc")) return error;
-    if (hwinfer_error* error = backend::check_rope(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     ThreadPool* pool = stream->pool;
     return stream->worker.enqueue([work = rope_work(*desc), pool]() -> hwinfer_error* {
@@ -244,7 +244,7 @@ hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding
   return guarded("embedding", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "embedding: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "embedding: desc")) return error;
-    if (hwinfer_error* error = backend::check_embedding(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     EmbeddingProblem p;
     p.n_tokens = desc->n_tokens;

@@ -57,23 +57,11 @@ void wrap_slot(hwinfer_kernel_table& table) {
   if (table.*kSlot != nullptr) table.*kSlot = &enqueue_spoiling_capture<Desc, kSlot>;
 }
 
-static_assert(sizeof(hwinfer_kernel_table) == 2 * sizeof(uint32_t) + 11 * sizeof(void*),
-              "hwinfer_kernel_table has a new slot: wrap it in make_capture_aware_table too");
-
 hwinfer_kernel_table make_capture_aware_table() {
   hwinfer_kernel_table table = *kernel_table();
-  wrap_slot<hwinfer_gemm_desc, &hwinfer_kernel_table::gemm>(table);
-  wrap_slot<hwinfer_matmul_quantized_desc, &hwinfer_kernel_table::matmul_quantized>(table);
-  wrap_slot<hwinfer_attention_prefill_desc, &hwinfer_kernel_table::attention_prefill>(table);
-  wrap_slot<hwinfer_attention_decode_paged_desc, &hwinfer_kernel_table::attention_decode_paged>(
-      table);
-  wrap_slot<hwinfer_kv_append_desc, &hwinfer_kernel_table::kv_append>(table);
-  wrap_slot<hwinfer_rms_norm_desc, &hwinfer_kernel_table::rms_norm>(table);
-  wrap_slot<hwinfer_rope_desc, &hwinfer_kernel_table::rope>(table);
-  wrap_slot<hwinfer_silu_mul_desc, &hwinfer_kernel_table::silu_mul>(table);
-  wrap_slot<hwinfer_embedding_desc, &hwinfer_kernel_table::embedding>(table);
-  wrap_slot<hwinfer_bandwidth_probe_desc, &hwinfer_kernel_table::bandwidth_probe>(table);
-  wrap_slot<hwinfer_rope_kv_append_desc, &hwinfer_kernel_table::rope_kv_append>(table);
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  wrap_slot<descriptor, &hwinfer_kernel_table::slot>(table);
+#include "hwinfer/kernel_kinds.def"
   return table;
 }
 

@@ -174,7 +174,7 @@ hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
     GPU_RETURN_IF_ERROR(require_non_null(stream, "attention_decode_paged: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "attention_decode_paged: desc"));
     GPU_RETURN_IF_ERROR(
-        backend::check_attention_decode_paged(check_context(stream->device, true), *desc));
+        backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_attention_decode_paged_desc& d = *desc;
     DecodeArgs args;
     args.n_seqs = static_cast<int32_t>(d.n_seqs);
@@ -216,7 +216,7 @@ hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
     GPU_RETURN_IF_ERROR(require_non_null(stream, "attention_prefill: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "attention_prefill: desc"));
     GPU_RETURN_IF_ERROR(
-        backend::check_attention_prefill(check_context(stream->device, true), *desc));
+        backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_attention_prefill_desc& d = *desc;
     PrefillArgs args;
     args.n_tokens = static_cast<int32_t>(d.n_tokens);

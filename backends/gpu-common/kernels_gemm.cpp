@@ -53,7 +53,7 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
   return guarded("gemm", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "gemm: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "gemm: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_gemm(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     GPU_RETURN_IF_ERROR(use_device(stream->device, "gemm"));
     bool vendor = false;
     GPU_RETURN_IF_ERROR(try_vendor_gemm(stream, *desc, &vendor));

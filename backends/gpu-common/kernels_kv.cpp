@@ -70,7 +70,7 @@ hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append
   return guarded("kv_append", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "kv_append: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "kv_append: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kv_append(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_kv_append_desc& d = *desc;
     const GpuKvSide k = kv_side(d.k, d.k_cache, d.k_scales);
     const GpuKvSide v = kv_side(d.v, d.v_cache, d.v_scales);
@@ -96,7 +96,7 @@ hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
   return guarded("rope_kv_append", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "rope_kv_append: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "rope_kv_append: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_rope_kv_append(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_rope_kv_append_desc& d = *desc;
     GpuRope rope{};
     rope.half = d.rotary_dim / 2;

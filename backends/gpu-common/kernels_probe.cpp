@@ -11,7 +11,7 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
   return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "bandwidth_probe: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "bandwidth_probe: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_bandwidth_probe(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     if (desc->size_bytes == 0 || desc->iterations == 0) return nullptr;
     const bool reads = desc->mode != HWINFER_PROBE_WRITE;
     const bool writes = desc->mode != HWINFER_PROBE_READ;

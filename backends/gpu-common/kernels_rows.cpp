@@ -85,7 +85,7 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
   return guarded("rms_norm", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "rms_norm: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "rms_norm: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_rms_norm(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_rms_norm_desc& d = *desc;
     GPU_RETURN_IF_ERROR(use_device(stream->device, "rms_norm"));
     const gpuError_t result = launch_rms_norm(
@@ -99,7 +99,7 @@ hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_d
   return guarded("silu_mul", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "silu_mul: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "silu_mul: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_silu_mul(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_silu_mul_desc& d = *desc;
     GPU_RETURN_IF_ERROR(use_device(stream->device, "silu_mul"));
     const gpuError_t result = launch_silu_mul(d.n_tokens, d.dim, row_matrix(d.gate),
@@ -112,7 +112,7 @@ hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* des
   return guarded("rope", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "rope: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "rope: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_rope(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_rope_desc& d = *desc;
     GPU_RETURN_IF_ERROR(use_device(stream->device, "rope"));
     const gpuError_t result =
@@ -128,7 +128,7 @@ hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding
   return guarded("embedding", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "embedding: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "embedding: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_embedding(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_embedding_desc& d = *desc;
     GPU_RETURN_IF_ERROR(use_device(stream->device, "embedding"));
     const gpuError_t result = launch_embedding(

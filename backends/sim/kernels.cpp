@@ -66,13 +66,13 @@ void set_pending(hwinfer_stream* stream, hwinfer_error* error) {
 
 // The common body of every slot: checks, clock, then |write| (the pseudo-output).
 template <typename Desc, typename Write>
-hwinfer_error* run_kernel(const char* name, hwinfer_stream* stream, const Desc* desc,
-                          hwinfer_error* (*check)(const backend::CheckContext&, const Desc&),
-                          Write write) {
+hwinfer_error* run_kernel(const char* name, hwinfer_stream* stream, const Desc* desc, Write write) {
   return guarded(name, [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "kernel: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "kernel: desc")) return error;
-    if (hwinfer_error* error = check(check_context(stream->device, true), *desc)) return error;
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc)) {
+      return error;
+    }
     const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
       return read_int_array(view, out);
     };
@@ -98,9 +98,11 @@ void write_product(const hwinfer_tensor_view& in, const hwinfer_tensor_view& out
   }
 }
 
-void write_gemm(hwinfer_stream*, const hwinfer_gemm_desc& d) { write_product(d.a, d.c, d.m, d.n); }
+void write_outputs(hwinfer_stream*, const hwinfer_gemm_desc& d) {
+  write_product(d.a, d.c, d.m, d.n);
+}
 
-void write_matmul_quantized(hwinfer_stream*, const hwinfer_matmul_quantized_desc& d) {
+void write_outputs(hwinfer_stream*, const hwinfer_matmul_quantized_desc& d) {
   write_product(d.x, d.y, d.m, d.n);
 }
 
@@ -113,13 +115,13 @@ void write_attention_rows(const hwinfer_tensor_view& q, const hwinfer_tensor_vie
   }
 }
 
-void write_attention_prefill(hwinfer_stream*, const hwinfer_attention_prefill_desc& d) {
+void write_outputs(hwinfer_stream*, const hwinfer_attention_prefill_desc& d) {
   write_attention_rows(d.q, d.out, d.n_tokens);
 }
 
 // As the CPU backend: context_lens[s] outside [1, max_blocks_per_seq * block_size] is an error at
 // the next synchronize (block ids are not looked at: the pools hold no data here).
-void write_attention_decode(hwinfer_stream* stream, const hwinfer_attention_decode_paged_desc& d) {
+void write_outputs(hwinfer_stream* stream, const hwinfer_attention_decode_paged_desc& d) {
   const int64_t capacity = d.max_blocks_per_seq * d.block_size;
   for (int64_t s = 0; s < d.n_seqs; ++s) {
     int32_t len = 1;
@@ -137,7 +139,7 @@ void write_attention_decode(hwinfer_stream* stream, const hwinfer_attention_deco
 // The pools hold no fingerprints (attention output follows the query, above); only the slots are
 // checked, as the CPU backend does: a slot past num_blocks * block_size is an error at the next
 // synchronize (negative slots are padding).
-void write_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc& d) {
+void write_outputs(hwinfer_stream* stream, const hwinfer_kv_append_desc& d) {
   const int64_t slots = d.num_blocks * d.block_size;
   for (int64_t t = 0; t < d.n_tokens; ++t) {
     int32_t slot = -1;
@@ -153,7 +155,7 @@ void write_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc& d) {
 }
 
 // Without residual: out = x. With: residual = mix(x, residual); out = residual.
-void write_rms_norm(hwinfer_stream*, const hwinfer_rms_norm_desc& d) {
+void write_outputs(hwinfer_stream*, const hwinfer_rms_norm_desc& d) {
   const bool fused = d.residual.buffer != nullptr;
   for (int64_t t = 0; t < d.n_tokens; ++t) {
     uint32_t fp = 0;
@@ -168,7 +170,7 @@ void write_rms_norm(hwinfer_stream*, const hwinfer_rms_norm_desc& d) {
 }
 
 // q and k rows of token t mix in positions[t].
-void write_rope(hwinfer_stream*, const hwinfer_rope_desc& d) {
+void write_outputs(hwinfer_stream*, const hwinfer_rope_desc& d) {
   for (int64_t t = 0; t < d.n_tokens; ++t) {
     int32_t position = static_cast<int32_t>(t);
     read_int(d.positions, t, &position);
@@ -181,15 +183,15 @@ void write_rope(hwinfer_stream*, const hwinfer_rope_desc& d) {
 
 // rope_kv_append: rope's rows, then kv_append's slot check, on the two halves of the descriptor
 // (the time is the fused kernel's own cost: CountKernelCost of HWINFER_KERNEL_ROPE_KV_APPEND).
-void write_rope_kv_append(hwinfer_stream* stream, const hwinfer_rope_kv_append_desc& d) {
+void write_outputs(hwinfer_stream* stream, const hwinfer_rope_kv_append_desc& d) {
   hwinfer_rope_desc rope;
   hwinfer_kv_append_desc append;
   hwinfer_split_rope_kv_append(&d, &rope, &append);
-  write_rope(stream, rope);
-  write_kv_append(stream, append);
+  write_outputs(stream, rope);
+  write_outputs(stream, append);
 }
 
-void write_silu_mul(hwinfer_stream*, const hwinfer_silu_mul_desc& d) {
+void write_outputs(hwinfer_stream*, const hwinfer_silu_mul_desc& d) {
   for (int64_t t = 0; t < d.n_tokens; ++t) {
     uint32_t gate = 0, up = 0;
     const bool has_gate = read_row(d.gate, t, &gate);
@@ -199,7 +201,7 @@ void write_silu_mul(hwinfer_stream*, const hwinfer_silu_mul_desc& d) {
 }
 
 // Row t = hash(ids[t]); an id outside [0, vocab) is an error at the next synchronize.
-void write_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc& d) {
+void write_outputs(hwinfer_stream* stream, const hwinfer_embedding_desc& d) {
   for (int64_t t = 0; t < d.n_tokens; ++t) {
     int32_t id = 0;
     if (!read_int(d.ids, t, &id)) continue;
@@ -214,71 +216,28 @@ void write_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc& d) {
   }
 }
 
-void write_bandwidth_probe(hwinfer_stream*, const hwinfer_bandwidth_probe_desc&) {
+void write_outputs(hwinfer_stream*, const hwinfer_bandwidth_probe_desc&) {
   // Time only: the probe's bytes are modelled, not moved.
 }
 
-// ---- slots --------------------------------------------------------------------------------------
+// ---- slots: one per kind of hwinfer/kernel_kinds.def ------------------------------------------
 
-hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc) {
-  return run_kernel("gemm", stream, desc, backend::check_gemm, write_gemm);
-}
-hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
-                                        const hwinfer_matmul_quantized_desc* desc) {
-  return run_kernel("matmul_quantized", stream, desc, backend::check_matmul_quantized,
-                    write_matmul_quantized);
-}
-hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
-                                         const hwinfer_attention_prefill_desc* desc) {
-  return run_kernel("attention_prefill", stream, desc, backend::check_attention_prefill,
-                    write_attention_prefill);
-}
-hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
-                                              const hwinfer_attention_decode_paged_desc* desc) {
-  return run_kernel("attention_decode_paged", stream, desc, backend::check_attention_decode_paged,
-                    write_attention_decode);
-}
-hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc) {
-  return run_kernel("kv_append", stream, desc, backend::check_kv_append, write_kv_append);
-}
-hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
-  return run_kernel("rms_norm", stream, desc, backend::check_rms_norm, write_rms_norm);
-}
-hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
-  return run_kernel("rope", stream, desc, backend::check_rope, write_rope);
-}
-hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
-                                      const hwinfer_rope_kv_append_desc* desc) {
-  return run_kernel("rope_kv_append", stream, desc, backend::check_rope_kv_append,
-                    write_rope_kv_append);
-}
-hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
-  return run_kernel("silu_mul", stream, desc, backend::check_silu_mul, write_silu_mul);
-}
-hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc) {
-  return run_kernel("embedding", stream, desc, backend::check_embedding, write_embedding);
-}
-hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
-                                       const hwinfer_bandwidth_probe_desc* desc) {
-  return run_kernel("bandwidth_probe", stream, desc, backend::check_bandwidth_probe,
-                    write_bandwidth_probe);
+template <typename Desc, uint32_t kKind>
+hwinfer_error* enqueue(hwinfer_stream* stream, const Desc* desc) {
+  return run_kernel(hwinfer_kernel_kind_name(kKind), stream, desc,
+                    [](hwinfer_stream* s, const Desc& d) { write_outputs(s, d); });
 }
 
-const hwinfer_kernel_table kKernelTable = {
-    .struct_size = sizeof(hwinfer_kernel_table),
-    .reserved0 = 0,
-    .gemm = &enqueue_gemm,
-    .matmul_quantized = &enqueue_matmul_quantized,
-    .attention_prefill = &enqueue_attention_prefill,
-    .attention_decode_paged = &enqueue_attention_decode_paged,
-    .kv_append = &enqueue_kv_append,
-    .rms_norm = &enqueue_rms_norm,
-    .rope = &enqueue_rope,
-    .silu_mul = &enqueue_silu_mul,
-    .embedding = &enqueue_embedding,
-    .bandwidth_probe = &enqueue_bandwidth_probe,
-    .rope_kv_append = &enqueue_rope_kv_append,
-};
+hwinfer_kernel_table make_kernel_table() {
+  hwinfer_kernel_table table{};
+  table.struct_size = sizeof(hwinfer_kernel_table);
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  table.slot = &enqueue<descriptor, HWINFER_KERNEL_##KIND>;
+#include "hwinfer/kernel_kinds.def"
+  return table;
+}
+
+const hwinfer_kernel_table kKernelTable = make_kernel_table();
 
 }  // namespace
 

@@ -124,7 +124,7 @@ hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_d
     VK_RETURN_IF_ERROR(require_non_null(stream, "rms_norm: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "rms_norm: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_rms_norm(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     const bool has_residual = desc->residual.buffer != nullptr;
     // Without a residual, binding 1 aliases x (never touched: has_residual = 0).
     const hwinfer_tensor_view& residual = has_residual ? desc->residual : desc->x;
@@ -170,7 +170,7 @@ hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_d
     VK_RETURN_IF_ERROR(require_non_null(stream, "silu_mul: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "silu_mul: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_silu_mul(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     SiluMulPush push{};
     push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
     push.dim = static_cast<uint32_t>(desc->dim);
@@ -279,7 +279,7 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
   return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
     VK_RETURN_IF_ERROR(require_non_null(stream, "bandwidth_probe: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "bandwidth_probe: desc"));
-    VK_RETURN_IF_ERROR(backend::check_bandwidth_probe(check_context(stream->device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("bandwidth_probe"));
     switch (desc->mode) {

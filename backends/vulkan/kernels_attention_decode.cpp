@@ -101,7 +101,7 @@ hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
     VK_RETURN_IF_ERROR(require_non_null(stream, "attention_decode_paged: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "attention_decode_paged: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_attention_decode_paged(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     const hwinfer_attention_decode_paged_desc& d = *desc;
     const auto rows = static_cast<uint64_t>(d.n_seqs * d.n_heads);
     const auto head_dim = static_cast<uint64_t>(d.head_dim);

@@ -126,7 +126,7 @@ hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
     VK_RETURN_IF_ERROR(require_non_null(stream, "attention_prefill: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "attention_prefill: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_attention_prefill(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     const hwinfer_attention_prefill_desc& d = *desc;
     const bool prefix = backend::attention_prefill_has_prefix(d, true);
     const bool k_i8 = prefix && d.k_cache.dtype == HWINFER_DTYPE_I8;

@@ -130,7 +130,7 @@ hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* des
     VK_RETURN_IF_ERROR(require_non_null(stream, "gemm: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "gemm: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_gemm(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     if (desc->b_transposed != 0 && desc->m >= 1 && desc->m <= kGemvMaxM) {
       Recording recording(stream);
       VK_RETURN_IF_ERROR(recording.begin("gemm"));

@@ -71,7 +71,7 @@ hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append
     VK_RETURN_IF_ERROR(require_non_null(stream, "kv_append: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "kv_append: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kv_append(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("kv_append"));
     Operand error_word;

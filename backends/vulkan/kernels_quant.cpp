@@ -217,7 +217,7 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
     VK_RETURN_IF_ERROR(require_non_null(stream, "matmul_quantized: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "matmul_quantized: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_matmul_quantized(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     if (desc->m == 0 || desc->n == 0) return nullptr;
     Recording recording(stream);
     VK_RETURN_IF_ERROR(recording.begin("matmul_quantized"));

@@ -94,7 +94,7 @@ hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* des
     VK_RETURN_IF_ERROR(require_non_null(stream, "rope: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "rope: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_rope(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     const bool has_k = desc->k.buffer != nullptr;
     // Without k, binding 1 aliases q (never touched: n_kv_heads = 0).
     const hwinfer_tensor_view& k = has_k ? desc->k : desc->q;
@@ -186,7 +186,7 @@ hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding
     VK_RETURN_IF_ERROR(require_non_null(stream, "embedding: stream"));
     VK_RETURN_IF_ERROR(require_non_null(desc, "embedding: desc"));
     const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_embedding(check_context(device, true), *desc));
+    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
     const Operand table{desc->table.buffer, desc->table.offset_bytes, table_extent_bytes(*desc)};
     EmbeddingPush push{};
     push.n_tokens = static_cast<uint32_t>(desc->n_tokens);

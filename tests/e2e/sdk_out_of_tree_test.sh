@@ -60,6 +60,7 @@ libs=("$prefix"/lib/libhwinfer.so*)
 shopt -u nullglob
 [[ ${#libs[@]} -gt 0 ]] || fail "no lib/libhwinfer.so* in $prefix"
 for file in bin/hwinfer include/hwinfer/plugin.h include/hwinfer/plugin_support.h \
+            include/hwinfer/kernel_kinds.def \
             lib/cmake/hwinfer/hwinferConfig.cmake lib/cmake/hwinfer/hwinferConfigVersion.cmake \
             lib/cmake/hwinfer/hwinferTargets.cmake lib/cmake/hwinfer/hwinferPlugin.cmake \
             lib/hwinfer/plugins/hwinfer-cpu.so; do

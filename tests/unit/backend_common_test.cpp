@@ -215,31 +215,31 @@ hwinfer_gemm_desc Gemm(FakeBuffer* a, FakeBuffer* b, FakeBuffer* c) {
 TEST(BackendCommonTest, KernelCheckMessagesStartWithThePluginName) {
   hwinfer_gemm_desc d = Gemm(nullptr, nullptr, nullptr);
   d.a.dtype = HWINFER_DTYPE_I32;
-  EXPECT_EQ(Take(check_gemm(Context("cpu", false), d)).message,
+  EXPECT_EQ(Take(check_kernel(Context("cpu", false), d)).message,
             "cpu gemm: operand a has dtype I32; gemm takes F32, F16 or BF16");
-  const Taken sim = Take(check_gemm(Context("sim", false), d));
+  const Taken sim = Take(check_kernel(Context("sim", false), d));
   EXPECT_EQ(sim.code, HWINFER_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(sim.message, "sim gemm: operand a has dtype I32; gemm takes F32, F16 or BF16");
 }
 
 TEST(BackendCommonTest, KernelChecksWantBuffersAtEnqueueOnly) {
   const hwinfer_gemm_desc d = Gemm(nullptr, nullptr, nullptr);
-  EXPECT_EQ(Take(check_gemm(Context("cpu", false), d)).code, HWINFER_STATUS_OK);
-  const Taken enqueue = Take(check_gemm(Context("cpu", true), d));
+  EXPECT_EQ(Take(check_kernel(Context("cpu", false), d)).code, HWINFER_STATUS_OK);
+  const Taken enqueue = Take(check_kernel(Context("cpu", true), d));
   EXPECT_EQ(enqueue.code, HWINFER_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(enqueue.message, "cpu gemm: operand a has no buffer");
 }
 
 TEST(BackendCommonTest, BufferBoundsAndDeviceComeFromThePluginCallbacks) {
   FakeBuffer a{32, kDevice, 0}, b{48, kDevice, 0}, c{24, kDevice, 0};
-  EXPECT_EQ(Take(check_gemm(Context("cpu", true), Gemm(&a, &b, &c))).code, HWINFER_STATUS_OK);
+  EXPECT_EQ(Take(check_kernel(Context("cpu", true), Gemm(&a, &b, &c))).code, HWINFER_STATUS_OK);
   FakeBuffer short_c{20, kDevice, 0};
-  const Taken outside = Take(check_gemm(Context("cpu", true), Gemm(&a, &b, &short_c)));
+  const Taken outside = Take(check_kernel(Context("cpu", true), Gemm(&a, &b, &short_c)));
   EXPECT_EQ(outside.code, HWINFER_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(outside.message.find("cpu gemm: operand c (offset 0"), std::string::npos);
   EXPECT_NE(outside.message.find("outside its 20-byte buffer"), std::string::npos);
   FakeBuffer foreign_b{48, kOtherDevice, 0};
-  EXPECT_EQ(Take(check_gemm(Context("vulkan", true), Gemm(&a, &foreign_b, &c))).message,
+  EXPECT_EQ(Take(check_kernel(Context("vulkan", true), Gemm(&a, &foreign_b, &c))).message,
             "vulkan gemm: operand b lives in a buffer of another device");
 }
 
@@ -291,13 +291,13 @@ TEST(BackendCommonTest, KernelLimitsSeeOnlyWellFormedDescriptorsAndAnswerQueries
   context.kernel_limits = &NoBf16Weights;
   hwinfer_gemm_desc d = Gemm(nullptr, nullptr, nullptr);
   d.m = 0;
-  EXPECT_EQ(Take(check_gemm(context, d)).code, HWINFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Take(check_kernel(context, d)).code, HWINFER_STATUS_INVALID_ARGUMENT);
   EXPECT_TRUE(limit_calls.empty());
   d.m = 2;
   d.b.dtype = HWINFER_DTYPE_BF16;
   d.b.strides_bytes[0] = 3 * 2;
   d.b.strides_bytes[1] = 2;
-  EXPECT_EQ(Take(check_gemm(context, d)).code, HWINFER_STATUS_UNSUPPORTED);
+  EXPECT_EQ(Take(check_kernel(context, d)).code, HWINFER_STATUS_UNSUPPORTED);
   EXPECT_EQ(limit_calls, std::vector<uint32_t>{HWINFER_KERNEL_GEMM});
 
   hwinfer_kernel_support support{};

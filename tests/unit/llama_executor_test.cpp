@@ -8,6 +8,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -134,7 +135,8 @@ TEST(LlamaExecutor, SynthesisedMqaModelsMatchTheFloat64Reference) {
     synth.weights = cli::PureRecipe(type);
     synth.seed = 3;
     synth.std = 0.05;
-    const std::string path = ::testing::TempDir() + "/mqa-" + std::to_string(type) + ".gguf";
+    const std::string path = ::testing::TempDir() + "/mqa-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(type) + ".gguf";
     ASSERT_TRUE(cli::SynthesizeModel(shape, synth, path).ok());
     auto model = LlamaModel::Open(path);
     ASSERT_TRUE(model.ok()) << model.status().ToString();

@@ -8,6 +8,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -94,7 +95,8 @@ TEST(Probe, ADtypeThatCannotRunIsNotMeasuredAndTheOthersStillAre) {
 // A simulated device whose spec FLOP/s differ per dtype (f32 1, f16 2, bf16 4, int8 8 TFLOP/s)
 // and whose memory is fast enough that a 512^3 matmul is compute-bound at every one of them.
 std::shared_ptr<Device> OpenSimWithDistinctPeaks() {
-  const std::string path = ::testing::TempDir() + "/probe_distinct_peaks.yaml";
+  const std::string path =
+      ::testing::TempDir() + "/probe_distinct_peaks_" + std::to_string(::getpid()) + ".yaml";
   {
     std::ofstream file(path);
     file << "name: Distinct Peaks\npeak_bandwidth_gb_per_s: 1000\n"

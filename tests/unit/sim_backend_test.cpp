@@ -6,6 +6,7 @@
 // LlamaExecutor generating on a sim device.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -204,7 +205,8 @@ TEST(SimBackend, AKernelTakesItsRooflineTimePlusTheLaunchOverhead) {
 }
 
 TEST(SimBackend, AMinimalHardwareFileGetsDefaultMemoryAndTheF32PeakForEveryDtype) {
-  const std::string path = ::testing::TempDir() + "/sim_minimal_hardware.yaml";
+  const std::string path =
+      ::testing::TempDir() + "/sim_minimal_hardware_" + std::to_string(::getpid()) + ".yaml";
   {
     std::ofstream file(path);
     file << "name: Tiny Accelerator\npeak_bandwidth_gb_per_s: 100\npeak_tflops:\n  f32: 1\n";

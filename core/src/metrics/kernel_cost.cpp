@@ -64,7 +64,7 @@ uint32_t GemmComputeDtype(uint32_t a, uint32_t b) {
 }
 
 // gemm: c[m,n] = alpha * a[m,k] x B[k,n] + beta * c.
-KernelCost CountGemm(const hwinfer_gemm_desc& d) {
+KernelCost Count(const hwinfer_gemm_desc& d, const IntArrayReader& /*read_ints*/) {
   const double m = Positive(d.m), n = Positive(d.n), k = Positive(d.k);
   KernelCost cost;
   cost.flops = 2.0 * m * n * k;
@@ -76,7 +76,7 @@ KernelCost CountGemm(const hwinfer_gemm_desc& d) {
 }
 
 // matmul_quantized: y[m,n] F32 = x[m,k] F32 x w[n,k] (Q8_0 | Q4_0 blocks).
-KernelCost CountMatmulQuantized(const hwinfer_matmul_quantized_desc& d) {
+KernelCost Count(const hwinfer_matmul_quantized_desc& d, const IntArrayReader& /*read_ints*/) {
   const double m = Positive(d.m), n = Positive(d.n), k = Positive(d.k);
   KernelCost cost;
   cost.flops = 2.0 * m * n * k;
@@ -98,8 +98,7 @@ double PagedKvReadBytes(uint32_t pool_dtype, double tokens, double blocks, doubl
 double CeilDiv(double a, double b) { return b > 0 ? std::ceil(a / b) : 0.0; }
 
 // attention_decode_paged: one query per sequence over context_lens[s] cached tokens.
-KernelCost CountAttentionDecode(const hwinfer_attention_decode_paged_desc& d,
-                                const IntArrayReader& read_ints) {
+KernelCost Count(const hwinfer_attention_decode_paged_desc& d, const IntArrayReader& read_ints) {
   const double n_seqs = Positive(d.n_seqs), n_heads = Positive(d.n_heads);
   const double n_kv_heads = Positive(d.n_kv_heads), head_dim = Positive(d.head_dim);
   const double block_size = Positive(d.block_size);
@@ -135,8 +134,7 @@ double AttentionPairs(double n, double prefix, bool causal) {
 
 // attention_prefill: the new tokens of n_seqs sequences (query_start), each after an optional
 // cached prefix (context_lens) when k_cache is given.
-KernelCost CountAttentionPrefill(const hwinfer_attention_prefill_desc& d,
-                                 const IntArrayReader& read_ints) {
+KernelCost Count(const hwinfer_attention_prefill_desc& d, const IntArrayReader& read_ints) {
   const double n_tokens = Positive(d.n_tokens), n_heads = Positive(d.n_heads);
   const double n_kv_heads = Positive(d.n_kv_heads), head_dim = Positive(d.head_dim);
   const double block_size = Positive(d.block_size);
@@ -186,7 +184,7 @@ KernelCost CountAttentionPrefill(const hwinfer_attention_prefill_desc& d,
 }
 
 // kv_append: n_tokens rows of K and V read, the same rows written into the pools (pool dtype).
-KernelCost CountKvAppend(const hwinfer_kv_append_desc& d) {
+KernelCost Count(const hwinfer_kv_append_desc& d, const IntArrayReader& /*read_ints*/) {
   const double values = Positive(d.n_tokens) * Positive(d.n_kv_heads) * Positive(d.head_dim);
   KernelCost cost;
   cost.bytes_read = DtypeBytes(d.k.dtype, values) + DtypeBytes(d.v.dtype, values);
@@ -196,7 +194,7 @@ KernelCost CountKvAppend(const hwinfer_kv_append_desc& d) {
 
 // rms_norm: x (+ residual read and written) and weight read, out written; 4 flops per element
 // (square, sum, scale, weight) + 1 for the residual add.
-KernelCost CountRmsNorm(const hwinfer_rms_norm_desc& d) {
+KernelCost Count(const hwinfer_rms_norm_desc& d, const IntArrayReader& /*read_ints*/) {
   const double dim = Positive(d.dim), values = Positive(d.n_tokens) * dim;
   const bool fused = d.residual.buffer != nullptr;
   KernelCost cost;
@@ -212,7 +210,7 @@ KernelCost CountRmsNorm(const hwinfer_rms_norm_desc& d) {
 
 // rope (in place): q and k (when given) read and written, positions read; 6 flops per rotated
 // pair (4 multiplies, 2 adds), rotary_dim / 2 pairs per head.
-KernelCost CountRope(const hwinfer_rope_desc& d) {
+KernelCost Count(const hwinfer_rope_desc& d, const IntArrayReader& /*read_ints*/) {
   const double n_tokens = Positive(d.n_tokens), head_dim = Positive(d.head_dim);
   const double heads = Positive(d.n_heads) + (d.k.buffer != nullptr ? Positive(d.n_kv_heads) : 0);
   const double q_values = n_tokens * Positive(d.n_heads) * head_dim;
@@ -228,12 +226,12 @@ KernelCost CountRope(const hwinfer_rope_desc& d) {
 
 // rope_kv_append: what its two halves count, less the k and v round trip the fusion saves
 // (the rotated k is not read back for the append).
-KernelCost CountRopeKvAppend(const hwinfer_rope_kv_append_desc& d) {
+KernelCost Count(const hwinfer_rope_kv_append_desc& d, const IntArrayReader& read_ints) {
   hwinfer_rope_desc rope;
   hwinfer_kv_append_desc append;
   hwinfer_split_rope_kv_append(&d, &rope, &append);
-  KernelCost cost = CountRope(rope);
-  const KernelCost appended = CountKvAppend(append);
+  KernelCost cost = Count(rope, read_ints);
+  const KernelCost appended = Count(append, read_ints);
   cost.bytes_read +=
       appended.bytes_read -
       DtypeBytes(d.k.dtype, Positive(d.n_tokens) * Positive(d.n_kv_heads) * Positive(d.head_dim));
@@ -242,7 +240,7 @@ KernelCost CountRopeKvAppend(const hwinfer_rope_kv_append_desc& d) {
 }
 
 // silu_mul: gate and up read, out written; 5 flops per element (x / (1 + exp(-x)) * up).
-KernelCost CountSiluMul(const hwinfer_silu_mul_desc& d) {
+KernelCost Count(const hwinfer_silu_mul_desc& d, const IntArrayReader& /*read_ints*/) {
   const double values = Positive(d.n_tokens) * Positive(d.dim);
   KernelCost cost;
   cost.bytes_read = DtypeBytes(d.gate.dtype, values) + DtypeBytes(d.up.dtype, values);
@@ -252,7 +250,7 @@ KernelCost CountSiluMul(const hwinfer_silu_mul_desc& d) {
 }
 
 // embedding: ids and the n_tokens looked-up table rows read, F32 rows written; no flops.
-KernelCost CountEmbedding(const hwinfer_embedding_desc& d) {
+KernelCost Count(const hwinfer_embedding_desc& d, const IntArrayReader& /*read_ints*/) {
   const double n_tokens = Positive(d.n_tokens), values = n_tokens * Positive(d.dim);
   KernelCost cost;
   cost.bytes_read = DtypeBytes(HWINFER_DTYPE_I32, n_tokens) + DtypeBytes(d.table.dtype, values);
@@ -261,7 +259,7 @@ KernelCost CountEmbedding(const hwinfer_embedding_desc& d) {
 }
 
 // bandwidth_probe: size x iterations per direction the mode moves; no flops.
-KernelCost CountBandwidthProbe(const hwinfer_bandwidth_probe_desc& d) {
+KernelCost Count(const hwinfer_bandwidth_probe_desc& d, const IntArrayReader& /*read_ints*/) {
   const double moved = static_cast<double>(d.size_bytes) * d.iterations;
   KernelCost cost;
   if (d.mode == HWINFER_PROBE_READ || d.mode == HWINFER_PROBE_COPY) cost.bytes_read = moved;
@@ -275,61 +273,24 @@ bool Fits(const hwinfer_kernel_desc& desc) {
   return desc.struct_size >= sizeof(Desc);
 }
 
+// |desc| counted as its kind's descriptor |Desc| by that kind's Count overload; zero when |desc|
+// is too short to be one.
+template <typename Desc>
+KernelCost CountAs(const hwinfer_kernel_desc& desc, const IntArrayReader& read_ints) {
+  return Fits<Desc>(desc) ? Count(As<Desc>(desc), read_ints) : KernelCost{};
+}
+
 }  // namespace
 
 KernelCost CountKernelCost(const hwinfer_kernel_desc& desc, const IntArrayReader& read_ints) {
   switch (desc.kind) {
-    case HWINFER_KERNEL_GEMM:
-      if (Fits<hwinfer_gemm_desc>(desc)) return CountGemm(As<hwinfer_gemm_desc>(desc));
-      break;
-    case HWINFER_KERNEL_MATMUL_QUANTIZED:
-      if (Fits<hwinfer_matmul_quantized_desc>(desc)) {
-        return CountMatmulQuantized(As<hwinfer_matmul_quantized_desc>(desc));
-      }
-      break;
-    case HWINFER_KERNEL_ATTENTION_PREFILL:
-      if (Fits<hwinfer_attention_prefill_desc>(desc)) {
-        return CountAttentionPrefill(As<hwinfer_attention_prefill_desc>(desc), read_ints);
-      }
-      break;
-    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-      if (Fits<hwinfer_attention_decode_paged_desc>(desc)) {
-        return CountAttentionDecode(As<hwinfer_attention_decode_paged_desc>(desc), read_ints);
-      }
-      break;
-    case HWINFER_KERNEL_KV_APPEND:
-      if (Fits<hwinfer_kv_append_desc>(desc)) {
-        return CountKvAppend(As<hwinfer_kv_append_desc>(desc));
-      }
-      break;
-    case HWINFER_KERNEL_RMS_NORM:
-      if (Fits<hwinfer_rms_norm_desc>(desc)) return CountRmsNorm(As<hwinfer_rms_norm_desc>(desc));
-      break;
-    case HWINFER_KERNEL_ROPE:
-      if (Fits<hwinfer_rope_desc>(desc)) return CountRope(As<hwinfer_rope_desc>(desc));
-      break;
-    case HWINFER_KERNEL_SILU_MUL:
-      if (Fits<hwinfer_silu_mul_desc>(desc)) return CountSiluMul(As<hwinfer_silu_mul_desc>(desc));
-      break;
-    case HWINFER_KERNEL_EMBEDDING:
-      if (Fits<hwinfer_embedding_desc>(desc)) {
-        return CountEmbedding(As<hwinfer_embedding_desc>(desc));
-      }
-      break;
-    case HWINFER_KERNEL_BANDWIDTH_PROBE:
-      if (Fits<hwinfer_bandwidth_probe_desc>(desc)) {
-        return CountBandwidthProbe(As<hwinfer_bandwidth_probe_desc>(desc));
-      }
-      break;
-    case HWINFER_KERNEL_ROPE_KV_APPEND:
-      if (Fits<hwinfer_rope_kv_append_desc>(desc)) {
-        return CountRopeKvAppend(As<hwinfer_rope_kv_append_desc>(desc));
-      }
-      break;
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  case HWINFER_KERNEL_##KIND:                                  \
+    return CountAs<descriptor>(desc, read_ints);
+#include "hwinfer/kernel_kinds.def"
     default:
-      break;
+      return KernelCost{};
   }
-  return KernelCost{};
 }
 
 namespace {

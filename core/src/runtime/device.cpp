@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 
 #include "hwinfer/hardware_spec.h"
@@ -150,31 +151,32 @@ StatusOr<Event> Device::CreateEvent() {
 
 namespace {
 
+// hwinfer/kernel_kinds.def against plugin.h: kind values 1, 2, ... in the list's order, each
+// slot right after the previous one, the last one ending the table, no kind newer than the header.
+enum KernelKindIndex : uint32_t {
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) kIndexOf##KIND,
+#include "hwinfer/kernel_kinds.def"
+  kKernelKindCount
+};
+constexpr size_t kFirstKernelSlot = offsetof(hwinfer_kernel_table, gemm);
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor)                                   \
+  static_assert(HWINFER_KERNEL_##KIND == kIndexOf##KIND + 1u,                                    \
+                "kernel_kinds.def: HWINFER_KERNEL_" #KIND " is not at its value's place");       \
+  static_assert(                                                                                 \
+      offsetof(hwinfer_kernel_table, slot) == kFirstKernelSlot + kIndexOf##KIND * sizeof(void*), \
+      "kernel_kinds.def: the " #slot " slot is not at its place in the kernel table");           \
+  static_assert((abi_minor) <= HWINFER_ABI_MINOR, "kernel_kinds.def: " #KIND " is too new");
+#include "hwinfer/kernel_kinds.def"
+static_assert(kFirstKernelSlot + kKernelKindCount * sizeof(void*) == sizeof(hwinfer_kernel_table),
+              "hwinfer_kernel_table has a slot that kernel_kinds.def does not list");
+
 // The kernel-table slot a descriptor kind dispatches to (as an untyped pointer), or NULL.
 const void* KernelSlot(const hwinfer_kernel_table& table, uint32_t kind) {
   switch (kind) {
-    case HWINFER_KERNEL_GEMM:
-      return reinterpret_cast<const void*>(table.gemm);
-    case HWINFER_KERNEL_MATMUL_QUANTIZED:
-      return reinterpret_cast<const void*>(table.matmul_quantized);
-    case HWINFER_KERNEL_ATTENTION_PREFILL:
-      return reinterpret_cast<const void*>(table.attention_prefill);
-    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-      return reinterpret_cast<const void*>(table.attention_decode_paged);
-    case HWINFER_KERNEL_KV_APPEND:
-      return reinterpret_cast<const void*>(table.kv_append);
-    case HWINFER_KERNEL_RMS_NORM:
-      return reinterpret_cast<const void*>(table.rms_norm);
-    case HWINFER_KERNEL_ROPE:
-      return reinterpret_cast<const void*>(table.rope);
-    case HWINFER_KERNEL_SILU_MUL:
-      return reinterpret_cast<const void*>(table.silu_mul);
-    case HWINFER_KERNEL_EMBEDDING:
-      return reinterpret_cast<const void*>(table.embedding);
-    case HWINFER_KERNEL_BANDWIDTH_PROBE:
-      return reinterpret_cast<const void*>(table.bandwidth_probe);
-    case HWINFER_KERNEL_ROPE_KV_APPEND:
-      return reinterpret_cast<const void*>(table.rope_kv_append);
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  case HWINFER_KERNEL_##KIND:                                  \
+    return reinterpret_cast<const void*>(table.slot);
+#include "hwinfer/kernel_kinds.def"
     default:
       return nullptr;
   }
@@ -308,26 +310,11 @@ Status Stream::Launch(const hwinfer_kernel_desc& desc) {
   }
   hwinfer_error* error = nullptr;
   switch (desc.kind) {
-#define HWINFER_LAUNCH_CASE_(KIND, slot, type)                         \
-  case KIND:                                                           \
-    error = table.slot(handle_, reinterpret_cast<const type*>(&desc)); \
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor)               \
+  case HWINFER_KERNEL_##KIND:                                                \
+    error = table.slot(handle_, reinterpret_cast<const descriptor*>(&desc)); \
     break;
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_GEMM, gemm, hwinfer_gemm_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_MATMUL_QUANTIZED, matmul_quantized,
-                         hwinfer_matmul_quantized_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_ATTENTION_PREFILL, attention_prefill,
-                         hwinfer_attention_prefill_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_ATTENTION_DECODE_PAGED, attention_decode_paged,
-                         hwinfer_attention_decode_paged_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_KV_APPEND, kv_append, hwinfer_kv_append_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_RMS_NORM, rms_norm, hwinfer_rms_norm_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_ROPE, rope, hwinfer_rope_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_SILU_MUL, silu_mul, hwinfer_silu_mul_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_EMBEDDING, embedding, hwinfer_embedding_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_BANDWIDTH_PROBE, bandwidth_probe,
-                         hwinfer_bandwidth_probe_desc)
-    HWINFER_LAUNCH_CASE_(HWINFER_KERNEL_ROPE_KV_APPEND, rope_kv_append, hwinfer_rope_kv_append_desc)
-#undef HWINFER_LAUNCH_CASE_
+#include "hwinfer/kernel_kinds.def"
     default:
       return Unsupported(device_->id() + ": unknown kernel kind " + std::to_string(desc.kind));
   }

@@ -76,28 +76,10 @@ static inline void hwinfer_copy_out(void* dst, const void* src, size_t src_size)
  * does not know. */
 static inline const char* hwinfer_kernel_kind_name(uint32_t kind) {
   switch (kind) {
-    case HWINFER_KERNEL_GEMM:
-      return "gemm";
-    case HWINFER_KERNEL_MATMUL_QUANTIZED:
-      return "matmul_quantized";
-    case HWINFER_KERNEL_ATTENTION_PREFILL:
-      return "attention_prefill";
-    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-      return "attention_decode_paged";
-    case HWINFER_KERNEL_KV_APPEND:
-      return "kv_append";
-    case HWINFER_KERNEL_RMS_NORM:
-      return "rms_norm";
-    case HWINFER_KERNEL_ROPE:
-      return "rope";
-    case HWINFER_KERNEL_SILU_MUL:
-      return "silu_mul";
-    case HWINFER_KERNEL_EMBEDDING:
-      return "embedding";
-    case HWINFER_KERNEL_BANDWIDTH_PROBE:
-      return "bandwidth_probe";
-    case HWINFER_KERNEL_ROPE_KV_APPEND:
-      return "rope_kv_append";
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  case HWINFER_KERNEL_##KIND:                                  \
+    return #slot;
+#include "hwinfer/kernel_kinds.def"
     default:
       return NULL;
   }
