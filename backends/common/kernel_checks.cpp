@@ -112,8 +112,7 @@ hwinfer_error* check_weight_dtype(const CheckContext& context, const char* kerne
       kernel, operand, dtype_name(dtype).c_str(), taken.c_str());
 }
 
-hwinfer_error* check_kernel(const CheckContext& context,
-                                      const hwinfer_matmul_quantized_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_matmul_quantized_desc& d) {
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error =
           check_desc_size(plugin, d.struct_size, sizeof(d), "matmul_quantized")) {
@@ -156,8 +155,7 @@ constexpr int64_t kSinkMinBytes = 64;
 
 }  // namespace
 
-hwinfer_error* check_kernel(const CheckContext& context,
-                                     const hwinfer_bandwidth_probe_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_bandwidth_probe_desc& d) {
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), "bandwidth_probe")) {
     return error;

@@ -188,8 +188,7 @@ hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_kv_append
 //   exactly what rope and kv_append accept for its two halves (hwinfer_split_rope_kv_append), with
 //   k given (it is appended); then the plugin's limits for the fused kind.
 
-hwinfer_error* check_kernel(const CheckContext& context,
-                                    const hwinfer_rope_kv_append_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rope_kv_append_desc& d) {
   if (hwinfer_error* error =
           check_desc_size(context.plugin_name, d.struct_size, sizeof(d), "rope_kv_append")) {
     return error;
@@ -208,7 +207,7 @@ hwinfer_error* check_kernel(const CheckContext& context,
 //   max_blocks_per_seq];  context_lens: [n_seqs]. n_heads a multiple of n_kv_heads.
 
 hwinfer_error* check_kernel(const CheckContext& context,
-                                            const hwinfer_attention_decode_paged_desc& d) {
+                            const hwinfer_attention_decode_paged_desc& d) {
   constexpr const char* kKernel = "attention_decode_paged";
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), kKernel)) {
@@ -264,8 +263,7 @@ bool attention_prefill_has_prefix(const hwinfer_attention_prefill_desc& d, bool 
   return d.k_cache.buffer != nullptr || (!require_buffers && d.k_cache.rank != 0);
 }
 
-hwinfer_error* check_kernel(const CheckContext& context,
-                                       const hwinfer_attention_prefill_desc& d) {
+hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_attention_prefill_desc& d) {
   constexpr const char* kKernel = "attention_prefill";
   const char* plugin = context.plugin_name;
   if (hwinfer_error* error = check_desc_size(plugin, d.struct_size, sizeof(d), kKernel)) {

@@ -111,8 +111,7 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
   return guarded("matmul_quantized", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "matmul_quantized: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "matmul_quantized: desc")) return error;
-    if (hwinfer_error* error =
-            backend::check_kernel(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     constexpr int64_t kF32 = sizeof(float);
     MatmulQuantizedProblem p;
@@ -146,8 +145,7 @@ hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
   return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "bandwidth_probe: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "bandwidth_probe: desc")) return error;
-    if (hwinfer_error* error =
-            backend::check_kernel(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     BandwidthProbeArgs args;
     args.mode = desc->mode;

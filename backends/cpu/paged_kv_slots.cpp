@@ -112,8 +112,7 @@ hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
   return guarded("rope_kv_append", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "rope_kv_append: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "rope_kv_append: desc")) return error;
-    if (hwinfer_error* error =
-            backend::check_kernel(check_context(stream->device, true), *desc)) {
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc)) {
       return error;
     }
     hwinfer_rope_desc rope;
@@ -139,8 +138,7 @@ hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
       return error;
     }
     if (hwinfer_error* error = require_non_null(desc, "attention_decode_paged: desc")) return error;
-    if (hwinfer_error* error =
-            backend::check_kernel(check_context(stream->device, true), *desc)) {
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc)) {
       return error;
     }
     const hwinfer_attention_decode_paged_desc& d = *desc;
@@ -178,8 +176,7 @@ hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
   return guarded("attention_prefill", [&]() -> hwinfer_error* {
     if (hwinfer_error* error = require_non_null(stream, "attention_prefill: stream")) return error;
     if (hwinfer_error* error = require_non_null(desc, "attention_prefill: desc")) return error;
-    if (hwinfer_error* error =
-            backend::check_kernel(check_context(stream->device, true), *desc))
+    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
       return error;
     const hwinfer_attention_prefill_desc& d = *desc;
     auto matrix = [](const hwinfer_tensor_view& view) {

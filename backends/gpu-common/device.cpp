@@ -27,37 +27,7 @@ std::string driver_text() {
   int runtime = 0;
   (void)GPU(DriverGetVersion)(&driver);
   (void)GPU(RuntimeGetVersion)(&runtime);
-#if defined(HWINFER_GPU_EMU)
-  return "GPU emulator on the CPU (driver " + std::to_string(driver) + ", runtime " +
-         std::to_string(runtime) + ")";
-#elif defined(HWINFER_GPU_CUDA)
-  // 12040 -> "12.4"
-  const auto version_text = [](int version) {
-    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
-  };
-  return "CUDA driver " + version_text(driver) + ", runtime " + version_text(runtime);
-#else
-  return "HIP driver " + std::to_string(driver) + ", runtime " + std::to_string(runtime);
-#endif
-}
-
-void read_uuid(int ordinal, uint8_t out[16]) {
-#if defined(HWINFER_GPU_EMU)
-  std::memcpy(out, "hwinfer-gpuemu-0", 16);  // fixed: one emulated device
-  (void)ordinal;
-#elif defined(HWINFER_GPU_CUDA)
-  cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, ordinal) == cudaSuccess) {
-    std::memcpy(out, prop.uuid.bytes, 16);
-  }
-#else
-  hipDevice_t device{};
-  hipUUID uuid{};
-  if (hipDeviceGet(&device, ordinal) == hipSuccess &&
-      hipDeviceGetUuid(&uuid, device) == hipSuccess) {
-    std::memcpy(out, uuid.bytes, 16);
-  }
-#endif
+  return vendor_driver_text(driver, runtime);
 }
 
 // The identity and properties of runtime device |ordinal|; false (with |why|) when unreadable.
@@ -69,23 +39,11 @@ bool read_device_info(int ordinal, hwinfer_device_info* info, std::string* why) 
     return false;
   }
   info->struct_size = sizeof(hwinfer_device_info);
-  info->device_type =
-      prop.integrated ? HWINFER_DEVICE_TYPE_INTEGRATED_GPU : HWINFER_DEVICE_TYPE_DISCRETE_GPU;
+  info->device_type = vendor_device_type(prop);
   copy_text(info->name, sizeof(info->name), prop.name);
-#if defined(HWINFER_GPU_EMU)
-  // Real numerics (the kernels run on the CPU), so not VIRTUAL: the conformance suite runs it.
-  info->device_type = HWINFER_DEVICE_TYPE_OTHER;
-  copy_text(info->vendor, sizeof(info->vendor), "hwinfer");
-  const std::string arch = "emulated, warp 32";
-#elif defined(HWINFER_GPU_CUDA)
-  copy_text(info->vendor, sizeof(info->vendor), "NVIDIA");
-  const std::string arch = "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-#else
-  copy_text(info->vendor, sizeof(info->vendor), "AMD");
-  const std::string arch = prop.gcnArchName;
-#endif
-  copy_text(info->driver, sizeof(info->driver), driver_text() + ", " + arch);
-  read_uuid(ordinal, info->uuid);
+  copy_text(info->vendor, sizeof(info->vendor), vendor_name());
+  copy_text(info->driver, sizeof(info->driver), driver_text() + ", " + vendor_arch(prop));
+  vendor_read_uuid(ordinal, info->uuid);
   std::snprintf(info->pci_address, sizeof(info->pci_address), "%04x:%02x:%02x.0",
                 static_cast<unsigned>(prop.pciDomainID), static_cast<unsigned>(prop.pciBusID),
                 static_cast<unsigned>(prop.pciDeviceID));

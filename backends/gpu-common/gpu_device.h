@@ -1,22 +1,22 @@
 // gpu_device.h — the device-side vendor shim every kernel file (*.cu) of backends/gpu-common
-// includes, so one source compiles with nvcc (HWINFER_GPU_CUDA), with hipcc (HWINFER_GPU_HIP) and
-// with the host compiler as plain C++ for the CPU emulator (HWINFER_GPU_EMU, backends/gpu-emu,
-// the test-only gpuemu plugin the conformance suite runs in CI): the runtime header, the warp size
-// (32 on NVIDIA, RDNA and the emulator, 64 on CDNA; a device-side constant, never a host launch
-// parameter), warp shuffles and sums, the 4 x int8 dot product (dp4a), half and bfloat16
+// includes, so one source compiles with nvcc (the cuda plugin), with hipcc (the hip plugin) and
+// with the host compiler as plain C++ for the test-only GPU emulator (the gpuemu plugin the
+// conformance suite runs in CI), each through its own gpu_vendor_device.h: the runtime header, the
+// warp size (32 on NVIDIA, RDNA and the emulator, 64 on CDNA; a device-side constant, never a host
+// launch parameter), warp shuffles and sums, the 4 x int8 dot product (dp4a), half and bfloat16
 // conversions on raw 16-bit words (the ABI's F16/BF16 storage), the error word, and the launch
 // and dynamic-shared-memory macros.
 //
 // Rules for kernels: launch geometry on the host never depends on the warp size (block sizes are
 // multiples of 64); reductions go through warp_sum / block_sum below.
 //
-// What a kernel file must do to also run under the emulator (g++ -x c++ -DHWINFER_GPU_EMU):
+// What a kernel file must do to also run under the emulator (g++ -x c++):
 //   1. Launch only with GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, args...), never
 //      with kernel<<<grid, block, shared_bytes, stream>>>(args...). |kernel| must not contain a
 //      top-level comma: for a template with several arguments take a pointer first,
 //        auto* kernel = &tiled_gemm<64, 64>;  GPU_LAUNCH(kernel, grid, 256, 0, stream, a, b);
 //      (a single template argument, rms_norm_kernel<4>, is fine as it is). At least one argument.
-//      backends/gpu-emu/convert_launches.py FILE.cu... does 1 and 2 (then clang-format).
+//      The emulator's convert_launches.py FILE.cu... does 1 and 2 (then clang-format).
 //   2. Dynamic shared memory: GPU_DYNAMIC_SHARED(float, cache); inside the kernel instead of
 //      extern __shared__ float cache[]; (|cache| is then a float* under the emulator).
 //   3. Device code only through this header: threadIdx/blockIdx/blockDim/gridDim, __syncthreads,
@@ -25,18 +25,18 @@
 //      (atomicAdd/Sub/Max/Min/Or/And/Exch/CAS), __dp4a, __float_as_uint and friends,
 //      __fmul_rn/__fadd_rn/__fsub_rn/__fdiv_rn, <cmath>'s functions (expf, fmaxf, rintf, ...),
 //      uint2/uint4/float2/float4/int2/int4 and make_*, __half conversions. Anything else a kernel
-//      needs is added to backends/gpu-emu/emu_device.h (its list is the reference).
-//   4. No device-side vendor #ifs without an #else that compiles as C++ (the emulator takes the
-//      HIP-style branch of `#if defined(HWINFER_GPU_CUDA) ... #else`, so keep those portable).
+//      needs is added to the emulator's emu_device.h (its list is the reference).
+//   4. No vendor #ifs in kernel files: what differs between vendors goes into every vendor
+//      folder's gpu_vendor_device.h, behind one name (as shfl_xor and vendor_dot4_i8 are).
 //   5. A header shared by host and kernel files that hides its device part behind
-//      `#if defined(__CUDACC__) || defined(__HIP__)` adds `|| defined(HWINFER_GPU_EMU_KERNEL_FILE)`
-//      (defined for the kernel files of the emulator build only; HWINFER_GPU_EMU is defined for
-//      its host files too, so it must not be used for that).
+//      `#if defined(__CUDACC__) || defined(__HIP__)` adds `|| defined(HWINFER_GPU_KERNEL_FILE)`
+//      (what a build that compiles the kernel files as plain C++, the emulator's, defines for
+//      them).
 //   6. Every __syncthreads and warp operation must be reached by every thread of the block / lane
 //      of the warp (the emulator aborts with the kernel's name otherwise), and the file must be
 //      free of -Wall warnings under g++ (-Wunknown-pragmas off: #pragma unroll is fine).
-//   Then list the .cu in sources.cmake's HWINFER_GPU_KERNEL_SOURCES as usual: backends/gpu-emu
-//   builds it too, and the ctest conformance_gpuemu runs its kernels against the CPU reference.
+//   Then list the .cu in sources.cmake's HWINFER_GPU_KERNEL_SOURCES as usual: the gpuemu build
+//   compiles it too, and the ctest conformance_gpuemu runs its kernels against the CPU reference.
 #ifndef HWINFER_BACKENDS_GPU_COMMON_GPU_DEVICE_H_
 #define HWINFER_BACKENDS_GPU_COMMON_GPU_DEVICE_H_
 
@@ -45,44 +45,14 @@
 #include "device_errors.h"
 #include "hwinfer/plugin.h"
 
-#if defined(HWINFER_GPU_CUDA)
-#include <cuda_fp16.h>
-#include <cuda_runtime.h>
-#elif defined(HWINFER_GPU_HIP)
-#include <hip/hip_fp16.h>
-#include <hip/hip_runtime.h>
-#elif defined(HWINFER_GPU_EMU)
-#include "../gpu-emu/emu_device.h"
-#else
-#error "define HWINFER_GPU_CUDA, HWINFER_GPU_HIP or HWINFER_GPU_EMU"
-#endif
-
-// GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, args...): the launch of |kernel| on
-// |stream| (see the top of the file). GPU_DYNAMIC_SHARED(type, name): the block's dynamic shared
-// memory as |name| (type name[] on a GPU, type* under the emulator).
-#if defined(HWINFER_GPU_EMU)
-#define GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
-  HWINFER_EMU_LAUNCH(kernel, grid, block, shared_bytes, stream, __VA_ARGS__)
-#define GPU_DYNAMIC_SHARED(type, name) HWINFER_EMU_DYNAMIC_SHARED(type, name)
-#else
-#define GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, ...) \
-  kernel<<<grid, block, shared_bytes, stream>>>(__VA_ARGS__)
-#define GPU_DYNAMIC_SHARED(type, name) extern __shared__ type name[]
-#endif
-
+// The vendor's part (the plugin's build puts its vendor/ folder on the include path): headers,
+// GPU_LAUNCH(kernel, grid, block, shared_bytes, stream, args...) and GPU_DYNAMIC_SHARED(type,
+// name) (see the top of the file), kWarpSize, shfl_xor, and vendor_dot4_i8 where
+// HWINFER_GPU_HAS_DOT4_I8.
 #include "gpu_runtime.h"
+#include "gpu_vendor_device.h"
 
 namespace hwinfer::gpu {
-
-#if defined(HWINFER_GPU_CUDA)
-inline constexpr int kWarpSize = 32;
-#elif defined(HWINFER_GPU_EMU)
-inline constexpr int kWarpSize = HWINFER_GPU_EMU_WARP_SIZE;  // 32, or 64 in the wave64 build
-#elif defined(__AMDGCN_WAVEFRONT_SIZE)
-inline constexpr int kWarpSize = __AMDGCN_WAVEFRONT_SIZE;
-#else
-inline constexpr int kWarpSize = 64;  // HIP's host pass; device code sees the real value
-#endif
 
 // Every lane of an aligned group of |kLanes| lanes (a power of two <= kWarpSize; xor offsets below
 // kLanes stay inside the group on 32- and 64-wide warps) gets the sum / maximum of |value| over the
@@ -91,11 +61,7 @@ template <int kLanes>
 __device__ __forceinline__ float lanes_sum(float value) {
 #pragma unroll
   for (int offset = kLanes / 2; offset > 0; offset /= 2) {
-#if defined(HWINFER_GPU_CUDA)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-#else
-    value += __shfl_xor(value, offset);
-#endif
+    value += shfl_xor(value, offset);
   }
   return value;
 }
@@ -104,11 +70,7 @@ template <int kLanes>
 __device__ __forceinline__ float lanes_max(float value) {
 #pragma unroll
   for (int offset = kLanes / 2; offset > 0; offset /= 2) {
-#if defined(HWINFER_GPU_CUDA)
-    value = fmaxf(value, __shfl_xor_sync(0xffffffffu, value, offset));
-#else
-    value = fmaxf(value, __shfl_xor(value, offset));
-#endif
+    value = fmaxf(value, shfl_xor(value, offset));
   }
   return value;
 }
@@ -162,10 +124,8 @@ __device__ __forceinline__ float block_max(float value, float* shared) {
 
 // c + the dot product of the four signed bytes of |a| and |b|.
 __device__ __forceinline__ int dot4_i8(int a, int b, int c) {
-#if defined(HWINFER_GPU_CUDA)
-  return __dp4a(a, b, c);
-#elif defined(__gfx90a__) || defined(__gfx940__) || defined(__gfx1030__)
-  return __builtin_amdgcn_sdot4(a, b, c, false);
+#if defined(HWINFER_GPU_HAS_DOT4_I8)
+  return vendor_dot4_i8(a, b, c);
 #else
   const int8_t* x = reinterpret_cast<const int8_t*>(&a);
   const int8_t* y = reinterpret_cast<const int8_t*>(&b);

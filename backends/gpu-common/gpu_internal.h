@@ -45,14 +45,6 @@
 
 namespace hwinfer::gpu {
 
-#if defined(HWINFER_GPU_CUDA)
-inline constexpr const char* kPluginName = "cuda";
-#elif defined(HWINFER_GPU_EMU)
-inline constexpr const char* kPluginName = "gpuemu";  // the CPU emulator (backends/gpu-emu)
-#else
-inline constexpr const char* kPluginName = "hip";
-#endif
-
 // guarded / require_non_null of plugin_errors.h with this plugin's name.
 template <typename Body>
 hwinfer_error* guarded(const char* what, Body&& body) noexcept {

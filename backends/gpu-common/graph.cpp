@@ -1,7 +1,7 @@
 // graph.cpp — stream capture into graphs for the GPU plugins (plugin.h ABI 1.1, "graphs"): the four
 // API slots over the vendor runtime's stream capture (CUDA graphs, HIP graphs; the emulator's
-// closures under HWINFER_GPU_EMU), the refusals a capturing stream gives, the spoiling of a capture
-// by a failed enqueue, and the scratch a captured kernel is given.
+// closures), the refusals a capturing stream gives, the spoiling of a capture by a failed enqueue,
+// and the scratch a captured kernel is given.
 //
 // A capture is a StreamCapture on the stream (gpu_internal.h) plus the runtime's own capture mode:
 //   - kernels (through capture_aware_kernel_table) and copy_d2d are recorded by the runtime; one

@@ -173,8 +173,7 @@ hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
   return guarded(kDecode, [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "attention_decode_paged: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "attention_decode_paged: desc"));
-    GPU_RETURN_IF_ERROR(
-        backend::check_kernel(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_attention_decode_paged_desc& d = *desc;
     DecodeArgs args;
     args.n_seqs = static_cast<int32_t>(d.n_seqs);
@@ -215,8 +214,7 @@ hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
   return guarded(kPrefill, [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "attention_prefill: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "attention_prefill: desc"));
-    GPU_RETURN_IF_ERROR(
-        backend::check_kernel(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     const hwinfer_attention_prefill_desc& d = *desc;
     PrefillArgs args;
     args.n_tokens = static_cast<int32_t>(d.n_tokens);

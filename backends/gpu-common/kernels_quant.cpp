@@ -43,8 +43,7 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
   return guarded("matmul_quantized", [&]() -> hwinfer_error* {
     GPU_RETURN_IF_ERROR(require_non_null(stream, "matmul_quantized: stream"));
     GPU_RETURN_IF_ERROR(require_non_null(desc, "matmul_quantized: desc"));
-    GPU_RETURN_IF_ERROR(
-        backend::check_kernel(check_context(stream->device, true), *desc));
+    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
     QuantMatmulProblem problem{};
     problem.m = desc->m;
     problem.n = desc->n;

@@ -101,7 +101,7 @@ struct PrefillArgs {
 
 }  // namespace hwinfer::gpu
 
-#if defined(__CUDACC__) || defined(__HIP__) || defined(HWINFER_GPU_EMU_KERNEL_FILE)
+#if defined(__CUDACC__) || defined(__HIP__) || defined(HWINFER_GPU_KERNEL_FILE)
 #include "gpu_device.h"
 
 namespace hwinfer::gpu {

@@ -1,8 +1,8 @@
 // vendor_blas.cpp — see vendor_blas.h. The only file of backends/gpu-common that calls dlopen /
-// dlsym for a vendor library, and the only one that includes a BLAS header: cublas_api.h, in the
-// cuda build, for TYPES only (the entries come from dlsym; their pointer types are decltype'd from
-// the header's declarations, so the compiler checks every signature). The gpuemu build resolves
-// the same entry names from backends/gpu-emu/emu_blas.h's stand-in; the hip build has no BLAS.
+// dlsym for a vendor library, and the only one that includes the vendor folder's BLAS header
+// (gpu_vendor_blas.h: cuBLAS's types in the cuda build, for TYPES only: the entries come from
+// dlsym and their pointer types are decltype'd from the header's declarations, so the compiler
+// checks every signature; an in-process stand-in in the emulator's; none in the hip build).
 #include "vendor_blas.h"
 
 #include <dlfcn.h>
@@ -18,87 +18,20 @@
 #include <vector>
 
 #include "common/dtype_info.h"
+#include "gpu_vendor_blas.h"  // the plugin's vendor folder: HWINFER_GPU_HAS_BLAS, blas::
 #include "kernel_util.h"
 #include "launch.h"
-
-#if defined(HWINFER_GPU_CUDA)
-#include <cublas_api.h>  // types only: nothing here links against libcublas
-#define HWINFER_GPU_HAS_BLAS 1
-#elif defined(HWINFER_GPU_EMU)
-#include "../gpu-emu/emu_blas.h"
-#define HWINFER_GPU_HAS_BLAS 1
-#else
-#define HWINFER_GPU_HAS_BLAS 0
-#endif
 
 namespace hwinfer::gpu {
 
 #if HWINFER_GPU_HAS_BLAS
 
 namespace blas {
-#if defined(HWINFER_GPU_CUDA)
-#define BLAS(name) cublas##name
-using Handle = cublasHandle_t;
-using Status = cublasStatus_t;
-using Operation = cublasOperation_t;
-using DataType = cudaDataType;
-using ComputeType = cublasComputeType_t;
-using Algo = cublasGemmAlgo_t;
-using Property = libraryPropertyType;
-inline constexpr Status kSuccess = CUBLAS_STATUS_SUCCESS;
-inline constexpr Operation kOpN = CUBLAS_OP_N;
-inline constexpr Operation kOpT = CUBLAS_OP_T;
-inline constexpr DataType kF32 = CUDA_R_32F;
-inline constexpr DataType kF16 = CUDA_R_16F;
-inline constexpr DataType kBF16 = CUDA_R_16BF;
-inline constexpr ComputeType kCompute32F = CUBLAS_COMPUTE_32F;  // not _FAST_TF32: fp32 products
-inline constexpr Algo kDefaultAlgo = CUBLAS_GEMM_DEFAULT;
-inline constexpr Property kVersionParts[3] = {MAJOR_VERSION, MINOR_VERSION, PATCH_LEVEL};
-inline constexpr const char* kName = "cuBLAS";
-inline constexpr const char* kSymbolPrefix = "cublas";
-// cuBLAS's recommended workspace on Hopper (4 MiB is enough before it).
-inline constexpr uint64_t kWorkspaceBytes = uint64_t{32} << 20;
-// Weights widened to F32 per GemmEx, at most (try_vendor_weight_product): big enough that each
-// GemmEx is a large product, small enough that the stream's scratch stays modest.
-inline constexpr uint64_t kWidenChunkBytes = uint64_t{64} << 20;
-// cublas_api.h overloads cublasGemmEx in C++ (a wrapper taking a cudaDataType compute type): the
-// cast picks the C entry, and fails to compile when its signature is not this one.
-using GemmExFn = Status (*)(Handle, Operation, Operation, int, int, int, const void*, const void*,
-                            DataType, int, const void*, DataType, int, const void*, void*, DataType,
-                            int, ComputeType, Algo);
-static_assert(std::is_same_v<decltype(static_cast<GemmExFn>(&cublasGemmEx)), GemmExFn>,
-              "cublasGemmEx's C signature changed");
-#else
-#define BLAS(name) emublas##name
-using Handle = emublasHandle_t;
-using Status = emublasStatus_t;
-using Operation = emublasOperation_t;
-using DataType = emuDataType;
-using ComputeType = emublasComputeType_t;
-using Algo = emublasGemmAlgo_t;
-using Property = emuLibraryPropertyType;
-inline constexpr Status kSuccess = EMUBLAS_STATUS_SUCCESS;
-inline constexpr Operation kOpN = EMUBLAS_OP_N;
-inline constexpr Operation kOpT = EMUBLAS_OP_T;
-inline constexpr DataType kF32 = EMU_R_32F;
-inline constexpr DataType kF16 = EMU_R_16F;
-inline constexpr DataType kBF16 = EMU_R_16BF;
-inline constexpr ComputeType kCompute32F = EMUBLAS_COMPUTE_32F;
-inline constexpr Algo kDefaultAlgo = EMUBLAS_GEMM_DEFAULT;
-inline constexpr Property kVersionParts[3] = {EMU_MAJOR_VERSION, EMU_MINOR_VERSION,
-                                              EMU_PATCH_LEVEL};
-inline constexpr const char* kName = "the emulator's cuBLAS stand-in";
-inline constexpr const char* kSymbolPrefix = "emublas";
-inline constexpr uint64_t kWorkspaceBytes = uint64_t{1} << 20;
-inline constexpr uint64_t kWidenChunkBytes = uint64_t{64} << 10;  // several chunks in the tests
-using GemmExFn = decltype(&emublasGemmEx);
-#endif
-using CreateFn = decltype(&BLAS(Create_v2));
-using DestroyFn = decltype(&BLAS(Destroy_v2));
-using SetStreamFn = decltype(&BLAS(SetStream_v2));
-using SetWorkspaceFn = decltype(&BLAS(SetWorkspace_v2));
-using GetPropertyFn = decltype(&BLAS(GetProperty));
-#undef BLAS
+using CreateFn = decltype(&HWINFER_GPU_BLAS(Create_v2));
+using DestroyFn = decltype(&HWINFER_GPU_BLAS(Destroy_v2));
+using SetStreamFn = decltype(&HWINFER_GPU_BLAS(SetStream_v2));
+using SetWorkspaceFn = decltype(&HWINFER_GPU_BLAS(SetWorkspace_v2));
+using GetPropertyFn = decltype(&HWINFER_GPU_BLAS(GetProperty));
 }  // namespace blas
 
 namespace {
@@ -148,12 +81,14 @@ bool resolve_entries(Lookup&& lookup, Library* library, std::string* missing) {
 
 Library load_library() {
   Library library;
-#if defined(HWINFER_GPU_CUDA)
-  std::vector<std::string> candidates = {"libcublas.so.13", "libcublas.so.12", "libcublas.so.11",
-                                         "libcublas.so"};
-  if (const char* only = std::getenv("HWINFER_CUBLAS_LIBRARY"); only != nullptr && *only != 0) {
-    candidates = {only};
+  if constexpr (blas::kInProcess) {
+    std::string missing;
+    library.loaded = resolve_entries(blas::in_process_symbol, &library, &missing);
+    library.file = blas::kInProcessFile;
+    if (!library.loaded) library.why_not = library.file + " has no " + missing;
+    return library;
   }
+  const std::vector<std::string> candidates = blas::library_files();
   for (const std::string& file : candidates) {
     void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     std::string missing;
@@ -172,12 +107,6 @@ Library load_library() {
     library.why_not += (library.why_not.empty() ? "" : "; ") + missing;
   }
   library.why_not = "tried " + std::to_string(candidates.size()) + " file(s): " + library.why_not;
-#else
-  std::string missing;
-  library.loaded = resolve_entries(emublas_symbol, &library, &missing);
-  library.file = "backends/gpu-emu/emu_blas.cpp";
-  if (!library.loaded) library.why_not = "emu_blas.cpp has no " + missing;
-#endif
   return library;
 }
 
@@ -451,10 +380,9 @@ hwinfer_error* parse_gemm_option(const char* value, GemmOption* out) {
 #else
     return hwinfer_make_error(
         HWINFER_STATUS_INVALID_ARGUMENT,
-        "%s plugin_init: option gemm=%s: the %s plugin has no vendor BLAS (hipBLAS / rocBLAS are "
-        "not loaded: Debian has no package for them); its gemm is the built-in kernel: use "
-        "gemm=auto or gemm=builtin",
-        kPluginName, value, kPluginName);
+        "%s plugin_init: option gemm=%s: the %s plugin has no vendor BLAS (%s); its gemm is the "
+        "built-in kernel: use gemm=auto or gemm=builtin",
+        kPluginName, value, kPluginName, blas::kNoBlasReason);
 #endif
   } else {
     return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
@@ -506,9 +434,8 @@ hwinfer_error* select_gemm_path(hwinfer_plugin* plugin, GemmOption option) {
   (void)option;  // parse_gemm_option rejected cublas
   if (!plugin->devices.empty()) {
     log_message(plugin->host, HWINFER_LOG_INFO,
-                "gemm uses the built-in kernel: the %s plugin loads no vendor BLAS (no hipBLAS / "
-                "rocBLAS package on Debian)",
-                kPluginName);
+                "gemm uses the built-in kernel: the %s plugin loads no vendor BLAS (%s)",
+                kPluginName, blas::kNoBlasReason);
   }
 #endif
   return nullptr;

@@ -1,6 +1,6 @@
 // vendor_blas.h — the prefill GEMM through the vendor's BLAS, loaded at run time: cuBLAS in the
 // cuda plugin (dlopen of libcublas.so.13, .12, .11, then libcublas.so; HWINFER_CUBLAS_LIBRARY
-// names the one file to try instead), the CPU stand-in of backends/gpu-emu/emu_blas.h in the
+// names the one file to try instead), the CPU emulator's stand-in in the
 // gpuemu plugin, none in the hip plugin (Debian has no hipBLAS / rocBLAS package). No link-time
 // dependency: the plugin loads and works where the library is absent.
 //

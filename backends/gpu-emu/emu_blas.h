@@ -1,4 +1,4 @@
-// emu_blas.h — the GPU emulator's stand-in for cuBLAS (HWINFER_GPU_EMU): the subset of the cuBLAS
+// emu_blas.h — the GPU emulator's stand-in for cuBLAS: the subset of the cuBLAS
 // API that backends/gpu-common/vendor_blas.cpp calls, spelled emublas<Name> / EMUBLAS_* / EMU_R_*
 // with cuBLAS's values, implemented on the CPU in emu_blas.cpp from the cuBLAS documentation. It
 // stands in for the dlopen'd libcublas: vendor_blas.cpp resolves these entries by name

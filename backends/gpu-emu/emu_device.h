@@ -1,4 +1,4 @@
-// emu_device.h — the device side of the GPU emulator (HWINFER_GPU_EMU): what a kernel file (*.cu)
+// emu_device.h — the device side of the GPU emulator: what a kernel file (*.cu)
 // of backends/gpu-common sees instead of cuda_runtime.h / hip_runtime.h when it is compiled as
 // plain C++ by the host compiler (g++ -x c++), so the unchanged kernels run on the CPU.
 //

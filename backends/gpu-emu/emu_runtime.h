@@ -1,4 +1,4 @@
-// emu_runtime.h — the host-side runtime of the GPU emulator (HWINFER_GPU_EMU): the subset of the
+// emu_runtime.h — the host-side runtime of the GPU emulator: the subset of the
 // CUDA runtime API that backends/gpu-common's host files call, spelled emu<Name> so GPU(Name) of
 // gpu_runtime.h works unchanged, implemented on the CPU in emu_runtime.cpp.
 //
