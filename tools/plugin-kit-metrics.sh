@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-backends=(backends/cpu backends/sim backends/vulkan backends/gpu-common)
-template=plugins/template/src
+backends=(backends/cpu backends/sim backends/vulkan backends/cuda)
+template=sdk/template/src
 kinds=(GEMM MATMUL_QUANTIZED ATTENTION_PREFILL ATTENTION_DECODE_PAGED KV_APPEND RMS_NORM ROPE
        SILU_MUL EMBEDDING BANDWIDTH_PROBE ROPE_KV_APPEND)
 

@@ -20,12 +20,12 @@
 #include <new>
 #include <utility>
 
-#include "common/check_context.h"
-#include "common/dtype_info.h"
-#include "common/plugin_errors.h"
 #include "gemm_f32.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
+#include "kit/check_context.h"
+#include "kit/dtype_info.h"
+#include "kit/plugin_errors.h"
 #include "scratch_buffer.h"
 #include "stream_worker.h"
 #include "thread_pool.h"
@@ -96,7 +96,7 @@ void log_message(const hwinfer_host_api* host, uint32_t level, const char* forma
     ;
 
 // guarded(), require_non_null() and check_buffer_range() with this plugin's name in their
-// messages (backends/common/plugin_errors.h): guarded runs |body| (returning hwinfer_error*) and
+// messages (sdk/kit/plugin_errors.h): guarded runs |body| (returning hwinfer_error*) and
 // turns any exception into an error value, so nothing throws across the ABI; |what| names the
 // entry point in the message.
 template <typename Body>
@@ -137,7 +137,7 @@ void buffer_free(hwinfer_buffer* buffer);
 hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
 hwinfer_error* buffer_import_host(hwinfer_device* device, void* host_ptr, uint64_t size_bytes,
                                   hwinfer_buffer** out);
-// The context of the shared descriptor checks (backends/common/kernel_checks.h) for this plugin:
+// The context of the shared descriptor checks (sdk/kit/kernel_checks.h) for this plugin:
 // "cpu" messages, buffers read through hwinfer_buffer above (data is the host address), views on
 // |device|, buffers required when |require_buffers| (the enqueue slots; kernel_query passes
 // false). No kernel_limits hook: the CPU runs every descriptor the shared checks accept.

@@ -7,9 +7,9 @@
 #include <cinttypes>
 #include <cstring>
 
-#include "common/plugin_options.h"
 #include "cpu_internal.h"
 #include "host_info.h"
+#include "kit/plugin_options.h"
 
 namespace hwinfer::cpu {
 

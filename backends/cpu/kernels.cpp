@@ -3,18 +3,18 @@
 // bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, rope_kv_append (ABI 1.1: rope
 // then kv_append in one work item), attention_decode_paged and attention_prefill.
 //
-// Descriptor validation is backends/common/kernel_checks.h, the same for every backend: each
+// Descriptor validation is sdk/kit/kernel_checks.h, the same for every backend: each
 // enqueue slot runs its kind's check with buffers required, and kernel_query answers with the same
-// checks (backends/common/kernel_query.h), views without buffers accepted, so the two never
+// checks (sdk/kit/kernel_query.h), views without buffers accepted, so the two never
 // disagree. The CPU has no limits of its own beyond them (check_context sets no kernel_limits
 // hook). The kernels themselves run on the stream's worker thread and fan out through the plugin's
 // pool; nothing here may run a kernel on the enqueueing thread.
 #include "bandwidth_probe.h"
-#include "common/kernel_checks.h"
-#include "common/kernel_query.h"
 #include "cpu_internal.h"
 #include "gemm_f32.h"
 #include "gemm_half.h"
+#include "kit/kernel_checks.h"
+#include "kit/kernel_query.h"
 #include "matmul_quantized.h"
 #include "paged_kv_slots.h"
 #include "rowwise_ops.h"

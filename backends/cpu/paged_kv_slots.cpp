@@ -1,13 +1,13 @@
 // paged_kv_slots.cpp — see paged_kv_slots.h. The enqueue slots of the paged-KV kernels; their
-// validation is backends/common (kernel_checks.h, paged_kv_checks.cpp) and the kernels live in
+// validation is sdk/kit (kernel_checks.h, paged_kv_checks.cpp) and the kernels live in
 // kv_append.cpp, attention_decode*.cpp, attention_prefill.cpp (rope_kv_append: token_ops.cpp's
 // rope work, then kv_append.cpp).
 #include "paged_kv_slots.h"
 
 #include "attention_decode.h"
 #include "attention_prefill.h"
-#include "common/kernel_checks.h"
 #include "host_info.h"
+#include "kit/kernel_checks.h"
 #include "kv_append.h"
 #include "token_ops.h"
 

@@ -1,6 +1,6 @@
 // paged_kv_slots.h — the enqueue slots of the paged-KV kernels (kv_append, rope_kv_append,
 // attention_decode_paged, attention_prefill). Each validates its descriptor with the shared check
-// of backends/common/kernel_checks.h (the one kernel_query answers with); kernels.cpp puts them in
+// of sdk/kit/kernel_checks.h (the one kernel_query answers with); kernels.cpp puts them in
 // the kernel table.
 //
 // Must not run kernels on the enqueueing thread: enqueue_* validate, then queue the work on the

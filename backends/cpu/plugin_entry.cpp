@@ -15,10 +15,10 @@
 #include <thread>
 #include <type_traits>
 
-#include "common/plugin_log.h"
-#include "common/plugin_options.h"
-#include "common/plugin_query.h"
 #include "cpu_internal.h"
+#include "kit/plugin_log.h"
+#include "kit/plugin_options.h"
+#include "kit/plugin_query.h"
 
 namespace hwinfer::cpu {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-#include "common/kernel_checks.h"
+#include "kit/kernel_checks.h"
 #include "reference/half.h"
 #include "thread_pool.h"
 

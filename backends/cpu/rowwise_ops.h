@@ -1,6 +1,6 @@
 // rowwise_ops.h — the CPU backend's per-token kernels: RMSNorm (optionally fused with the residual
 // add) and SiLU-mul. Each enqueue slot validates its descriptor with the shared check of
-// backends/common/kernel_checks.h (the one kernel_query answers with); kernels.cpp puts them in
+// sdk/kit/kernel_checks.h (the one kernel_query answers with); kernels.cpp puts them in
 // the kernel table.
 //
 //   rms_norm:  x, out, residual: [n_tokens, dim] F32 | F16 (innermost contiguous);  weight: [dim]

@@ -1,6 +1,6 @@
 // token_ops.h — the CPU backend's per-token position and lookup kernels: RoPE (in place on q and
 // the optional k) and the embedding lookup. Each enqueue slot validates its descriptor with the
-// shared check of backends/common/kernel_checks.h (the one kernel_query answers with); kernels.cpp
+// shared check of sdk/kit/kernel_checks.h (the one kernel_query answers with); kernels.cpp
 // puts them in the kernel table.
 //
 //   rope:       q: [n_tokens, n_heads, head_dim], k (optional): [n_tokens, n_kv_heads, head_dim]

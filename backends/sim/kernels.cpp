@@ -1,6 +1,6 @@
 // kernels.cpp — the sim plugin's kernel table and kernel_query.
 //
-// Every slot: validate (backends/common/kernel_checks.h: the CPU backend's checks, so the sim
+// Every slot: validate (sdk/kit/kernel_checks.h: the CPU backend's checks, so the sim
 // accepts exactly what a real backend accepts; kernel_query answers with the same ones), count the
 // kernel's bytes and FLOPs with the core's CountKernelCost (int arrays read from backed buffers),
 // advance the stream's virtual clock by
@@ -12,10 +12,10 @@
 #include <cinttypes>
 #include <vector>
 
-#include "common/kernel_checks.h"
-#include "common/kernel_query.h"
 #include "fingerprint.h"
 #include "hwinfer/kernel_cost.h"
+#include "kit/kernel_checks.h"
+#include "kit/kernel_query.h"
 #include "sim_internal.h"
 
 namespace hwinfer::sim {

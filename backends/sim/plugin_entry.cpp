@@ -26,9 +26,9 @@
 #include <string_view>
 #include <type_traits>
 
-#include "common/plugin_log.h"
-#include "common/plugin_options.h"
-#include "common/plugin_query.h"
+#include "kit/plugin_log.h"
+#include "kit/plugin_options.h"
+#include "kit/plugin_query.h"
 #include "sim_internal.h"
 
 #ifndef HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR

@@ -22,11 +22,11 @@
 #include <utility>
 #include <vector>
 
-#include "common/check_context.h"
-#include "common/plugin_errors.h"
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
+#include "kit/check_context.h"
+#include "kit/plugin_errors.h"
 
 #ifndef HWINFER_SIM_PLUGIN_VERSION
 #define HWINFER_SIM_PLUGIN_VERSION "0.0.0-unknown"
@@ -95,7 +95,7 @@ void log_message(const hwinfer_host_api* host, uint32_t level, const char* forma
     ;
 
 // guarded(), require_non_null() and check_buffer_range() with this plugin's name in their
-// messages (backends/common/plugin_errors.h): guarded runs |body| (returning hwinfer_error*) and
+// messages (sdk/kit/plugin_errors.h): guarded runs |body| (returning hwinfer_error*) and
 // turns any exception into an error value, so nothing throws across the ABI; |what| names the
 // entry point in the message.
 template <typename Body>
@@ -138,7 +138,7 @@ hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_
                             hwinfer_buffer** out);
 void buffer_free(hwinfer_buffer* buffer);
 hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
-// The context of the shared descriptor checks (backends/common/kernel_checks.h) for this plugin:
+// The context of the shared descriptor checks (sdk/kit/kernel_checks.h) for this plugin:
 // "sim" messages, buffers read through hwinfer_buffer above (data is the host address, NULL for
 // a virtual buffer), views on |device|, buffers required when |require_buffers| (the enqueue
 // slots; kernel_query passes false). No kernel_limits hook: the sim accepts exactly what the

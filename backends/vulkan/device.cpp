@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "common/plugin_options.h"
 #include "device_requirements.h"
 #include "dispatch.h"
+#include "kit/plugin_options.h"
 #include "vk_internal.h"
 
 namespace hwinfer::vulkan {

@@ -8,8 +8,8 @@
 
 #include <cstdint>
 
-#include "common/check_context.h"
 #include "dispatch.h"
+#include "kit/check_context.h"
 #include "vk_internal.h"
 
 #define VK_RETURN_IF_ERROR(expr)                             \

@@ -5,7 +5,7 @@
 // kernels_kv.cpp, matmul_quantized in kernels_quant.cpp, attention_decode_paged in
 // kernels_attention_decode.cpp, attention_prefill in kernels_attention_prefill.cpp.
 //
-// Descriptors are validated by the checks every backend shares (backends/common/kernel_checks.h),
+// Descriptors are validated by the checks every backend shares (sdk/kit/kernel_checks.h),
 // from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
 // backend rejects exactly what the CPU backend rejects; vulkan_limits() adds what this backend
 // cannot run yet (dtypes not done, negative strides, unaligned offsets, unimplemented kinds) as
@@ -15,13 +15,13 @@
 #include <cinttypes>
 #include <cmath>
 
-#include "common/dtype_info.h"
-#include "common/kernel_checks.h"
-#include "common/kernel_query.h"
-#include "common/view_checks.h"
-#include "common/view_extent.h"
 #include "dispatch.h"
 #include "kernel_util.h"
+#include "kit/dtype_info.h"
+#include "kit/kernel_checks.h"
+#include "kit/kernel_query.h"
+#include "kit/view_checks.h"
+#include "kit/view_extent.h"
 #include "vk_internal.h"
 
 namespace hwinfer::vulkan {

@@ -19,9 +19,9 @@
 #include <cinttypes>
 #include <initializer_list>
 
-#include "common/dtype_info.h"
-#include "common/kernel_checks.h"
 #include "kernel_util.h"
+#include "kit/dtype_info.h"
+#include "kit/kernel_checks.h"
 
 namespace hwinfer::vulkan {
 

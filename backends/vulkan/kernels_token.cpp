@@ -14,10 +14,10 @@
 #include <cstring>
 #include <vector>
 
-#include "common/dtype_info.h"
-#include "common/kernel_checks.h"
-#include "common/view_checks.h"
 #include "kernel_util.h"
+#include "kit/dtype_info.h"
+#include "kit/kernel_checks.h"
+#include "kit/view_checks.h"
 
 namespace hwinfer::vulkan {
 

@@ -1,7 +1,7 @@
 /*
  * abi_layout_fields.c — the ABI 1.0 layout as a table (see abi_layout_table.h). Compiled twice:
  * with -DABI_LAYOUT_TABLE=abi_layout_frozen against tests/abi/frozen/v1_0, and with
- * -DABI_LAYOUT_TABLE=abi_layout_live against plugins/include. The list below names 1.0 fields
+ * -DABI_LAYOUT_TABLE=abi_layout_live against sdk/include. The list below names 1.0 fields
  * only; it must never grow or change (a field removed or renamed in the live header is then a
  * compile error here, and one moved or retyped is a mismatch in abi_layout_test.cpp).
  */

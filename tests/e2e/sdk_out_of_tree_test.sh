@@ -2,7 +2,7 @@
 # sdk_out_of_tree_test.sh — proves a vendor can build, test and ship a plugin against an INSTALLED
 # hwinfer, with nothing from the source or build tree on any path:
 #   1. `cmake --install` the build tree into a fresh prefix and check the SDK files are there;
-#   2. copy plugins/template/ elsewhere (as a vendor would) and configure + build it with only
+#   2. copy sdk/template/ elsewhere (as a vendor would) and configure + build it with only
 #      CMAKE_PREFIX_PATH=<prefix> (warnings are errors);
 #   3. run the installed `hwinfer plugin check` and `hwinfer conformance --plugin` on the result,
 #      and the template's own ctest (hwinfer_add_conformance_test);
@@ -74,8 +74,8 @@ resolved=$(ldd "$prefix/bin/hwinfer" | awk '/libhwinfer\.so/ {print $3}')
 [[ "$resolved" == "$prefix/"* ]] ||
   fail "the installed hwinfer resolves libhwinfer to '$resolved', not into $prefix"
 
-step "copy plugins/template out of the source tree (as a vendor would)"
-cp -R "$source_dir/plugins/template" "$vendor_src"
+step "copy sdk/template out of the source tree (as a vendor would)"
+cp -R "$source_dir/sdk/template" "$vendor_src"
 
 step "configure the template against the installed package only"
 configure=("$cmake_command" -S "$vendor_src" -B "$vendor_build"
@@ -108,7 +108,7 @@ step "hwinfer plugin check (installed hwinfer)"
 
 step "hwinfer conformance --plugin (installed hwinfer)"
 "$prefix/bin/hwinfer" conformance --plugin "$plugin" \
-  --expectations "$source_dir/plugins/template/conformance.yaml" ||
+  --expectations "$source_dir/sdk/template/conformance.yaml" ||
   fail "hwinfer conformance --plugin $plugin"
 
 step "the template's own ctest (hwinfer_add_conformance_test)"

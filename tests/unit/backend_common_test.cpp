@@ -1,4 +1,4 @@
-// Unit tests of the plumbing the in-tree backends share (backends/common): error messages carry
+// Unit tests of the plumbing the in-tree backends share (sdk/kit): error messages carry
 // the plugin's name, guarded() turns exceptions into errors, option checks and parse_uint accept
 // exactly what they document, the view byte-extent arithmetic catches overflow and ranges
 // outside the buffer, and the kernel descriptor checks (driven through a fake plugin) read buffers
@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "common/check_context.h"
-#include "common/dtype_info.h"
-#include "common/kernel_checks.h"
-#include "common/kernel_query.h"
-#include "common/plugin_errors.h"
-#include "common/plugin_options.h"
-#include "common/plugin_query.h"
-#include "common/view_checks.h"
-#include "common/view_extent.h"
 #include "hwinfer/plugin_support.h"
+#include "kit/check_context.h"
+#include "kit/dtype_info.h"
+#include "kit/kernel_checks.h"
+#include "kit/kernel_query.h"
+#include "kit/plugin_errors.h"
+#include "kit/plugin_options.h"
+#include "kit/plugin_query.h"
+#include "kit/view_checks.h"
+#include "kit/view_extent.h"
 
 namespace hwinfer::backend {
 namespace {

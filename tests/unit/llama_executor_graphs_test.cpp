@@ -1,5 +1,5 @@
 // llama_executor_graphs_test.cpp — the executor's decode graphs (ExecutorOptions::decode_graphs)
-// and its use of the fused rope_kv_append, on the GPU emulator plugin (backends/gpu-emu), which
+// and its use of the fused rope_kv_append, on the GPU emulator plugin (tests/gpu-emu), which
 // captures and replays graphs the way the CUDA and HIP plugins do, and on the CPU plugin, which
 // cannot capture. The same steps run with graphs and without must give bit-identical logits:
 // replaying a graph launches exactly the kernels a direct step launches, on the same buffers.
@@ -99,7 +99,7 @@ class ExecutorGraphsOnGpuEmu : public ::testing::Test {
  protected:
   void SetUp() override {
 #ifndef HWINFER_GPUEMU_PLUGIN_DIR
-    GTEST_SKIP() << "the GPU emulator plugin (backends/gpu-emu) is not built";
+    GTEST_SKIP() << "the GPU emulator plugin (tests/gpu-emu) is not built";
 #endif
   }
   static std::shared_ptr<Device> Emulator() {

@@ -112,7 +112,7 @@ const MixBackend kBackends[] = {
     {"vulkan", "vulkan", HWINFER_PLUGIN_BUILD_DIR},
 #endif
 #ifdef HWINFER_GPUEMU_PLUGIN_DIR
-    {"gpuemu", "gpuemu", HWINFER_GPUEMU_PLUGIN_DIR},  // the CUDA / HIP kernels (gpu-common)
+    {"gpuemu", "gpuemu", HWINFER_GPUEMU_PLUGIN_DIR},  // the CUDA / HIP kernels (backends/cuda)
 #endif
 #ifdef HWINFER_GPUEMU_WAVE64_PLUGIN_DIR
     {"gpuemu_wave64", "gpuemu", HWINFER_GPUEMU_WAVE64_PLUGIN_DIR},  // with 64-lane wavefronts

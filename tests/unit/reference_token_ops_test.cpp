@@ -1,4 +1,4 @@
-// Unit tests of the scalar RoPE and embedding references (backends/cpu/reference/reference_ops.h):
+// Unit tests of the scalar RoPE and embedding references (sdk/reference/reference_ops.h):
 // the oracle of the rope and embedding conformance suites must itself be right — identity at
 // position 0, NEOX = NORMAL up to a permutation of the dimensions, hand-computed values, the tail
 // past rotary_dim untouched, and rows dequantized as quantize_blocks.h (llama.cpp's layout) does.

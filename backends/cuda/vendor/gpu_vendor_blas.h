@@ -1,4 +1,4 @@
-// gpu_vendor_blas.h (cuda) — cuBLAS under the names backends/gpu-common's vendor_blas.cpp uses:
+// gpu_vendor_blas.h (cuda) — cuBLAS under the names backends/cuda's vendor_blas.cpp uses:
 // types and constants from cublas_api.h (types only: the entries are resolved with dlsym from the
 // library files below, so nothing links against libcublas), the entry-name prefix, and the files
 // to try.

@@ -1,4 +1,4 @@
-// gpu_vendor_device.h (cuda) — what backends/gpu-common's gpu_device.h needs from CUDA for the
+// gpu_vendor_device.h (cuda) — what backends/cuda's gpu_device.h needs from CUDA for the
 // kernel files (nvcc): the runtime and half-precision headers, the launch and dynamic-shared-memory
 // spellings, the warp size, the warp shuffle and the 4 x int8 dot product.
 #ifndef HWINFER_BACKENDS_CUDA_VENDOR_GPU_VENDOR_DEVICE_H_

@@ -1,4 +1,4 @@
-// gpu_vendor_runtime.h (cuda) — the CUDA runtime under the names backends/gpu-common's host files
+// gpu_vendor_runtime.h (cuda) — the CUDA runtime under the names backends/cuda's host files
 // use (gpu_runtime.h includes it; each GPU plugin's build puts its own vendor/ folder on the
 // include path): GPU(name) -> cudaName, the few names and signatures HIP does not mirror, and what
 // hwinfer_device_info says about the vendor. Host code only; no state.

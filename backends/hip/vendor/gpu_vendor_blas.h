@@ -1,5 +1,5 @@
 // gpu_vendor_blas.h (hip) — no vendor BLAS in the hip plugin: Debian has no hipBLAS / rocBLAS
-// package, so backends/gpu-common's gemm uses its built-in kernel; the option gemm=cublas is
+// package, so backends/cuda's gemm uses its built-in kernel; the option gemm=cublas is
 // refused with kNoBlasReason.
 #ifndef HWINFER_BACKENDS_HIP_VENDOR_GPU_VENDOR_BLAS_H_
 #define HWINFER_BACKENDS_HIP_VENDOR_GPU_VENDOR_BLAS_H_

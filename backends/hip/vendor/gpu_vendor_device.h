@@ -1,4 +1,4 @@
-// gpu_vendor_device.h (hip) — what backends/gpu-common's gpu_device.h needs from HIP for the kernel
+// gpu_vendor_device.h (hip) — what backends/cuda's gpu_device.h needs from HIP for the kernel
 // files (hipcc): the runtime and half-precision headers, the launch and dynamic-shared-memory
 // spellings, the warp (wavefront) size, the warp shuffle and, where the ISA has it, the 4 x int8
 // dot product.

@@ -1,5 +1,5 @@
 // activation_quant.glsl — the rules by which matmul_quantized's decode path quantizes x, as the
-// CPU backend and llama.cpp do (backends/cpu/reference/weight_blocks.cpp
+// CPU backend and llama.cpp do (sdk/reference/weight_blocks.cpp
 // quantize_activation_block), with every division rounded as C rounds it (exact_float.glsl: a
 // driver's division is only within 2.5 ULP, and one ULP moves a value near a tie to the other
 // integer). Scales stay f32 (llama.cpp stores Q8_0 / Q8_1 scales as binary16; the conformance

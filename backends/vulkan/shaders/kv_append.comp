@@ -35,7 +35,7 @@ layout(push_constant) uniform Params {
 shared float s_max[HWINFER_WORKGROUP_SIZE];
 shared uint s_bad;
 
-// backends/cpu/reference/half.h f32_to_f16, bit for bit.
+// sdk/reference/half.h f32_to_f16, bit for bit.
 uint f32_to_f16(float value) {
   const uint bits = floatBitsToUint(value);
   const uint sign = (bits >> 16u) & 0x8000u;

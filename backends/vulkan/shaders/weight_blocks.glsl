@@ -1,7 +1,7 @@
 // weight_blocks.glsl — value i of one GGML weight block, for every block type of plugin.h (ABI
 // 1.2), read from raw bytes: the block starts at byte |b| of WEIGHT_WORDS (a uint[] buffer the
 // includer names with `#define WEIGHT_WORDS <buffer>` first) at ANY byte alignment. Each function
-// is the oracle's formula (backends/cpu/reference/weight_blocks.cpp) in f32; every product in them
+// is the oracle's formula (sdk/reference/weight_blocks.cpp) in f32; every product in them
 // is exact in f32 (binary16 scale times small integers) but Q6_K's, which is rounded once as the
 // oracle rounds its double to float, so the values are the oracle's bit for bit.
 //

@@ -2,7 +2,7 @@
  * minimal_backend.c — see minimal_backend.h. One device of host memory; streams run everything at
  * enqueue; events take a CLOCK_MONOTONIC timestamp when recorded; one kernel, bandwidth_probe.
  * Enough to load, list, allocate, copy and launch through the host, and nothing more: it is a test
- * fixture, not an example (plugins/template/ is the example).
+ * fixture, not an example (sdk/template/ is the example).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "minimal_backend.h"

@@ -1,0 +1,224 @@
+// gpu_internal.h — the handle types and ABI slot functions of the GPU plugins (cuda, hip), written
+// once over gpu_runtime.h's shim and compiled once per vendor.
+//
+// plugin.h only declares the opaque handle structs; this header defines them. Nothing here crosses
+// the ABI or is exported (the one visible symbol is hwinfer_plugin_query in plugin_entry.cpp), and
+// no C++ exception may leave a slot function: each wraps its body in guarded().
+//
+// Object model:
+//   hwinfer_plugin  the devices the runtime reports (identity read once at plugin_init), or none
+//                   with the reason (no driver, no device: never an error).
+//   hwinfer_device  one runtime device ordinal; every call that touches it first makes it the
+//                   calling thread's current device (GPU(SetDevice)).
+//   hwinfer_buffer  one GPU(Malloc) allocation (DEVICE) or one mapped pinned host allocation
+//                   (HOST_VISIBLE, device-reachable through its mapped pointer).
+//   hwinfer_stream  one non-blocking runtime stream, its error word (device memory that kernels set
+//                   when they find bad data, read back by stream_synchronize) and a scratch area
+//                   the kernels of this stream share (in-order: one kernel at a time uses it);
+//                   while capturing, the capture in progress (graph.cpp).
+//   hwinfer_event   one runtime event with timing, and whether it was recorded.
+//   hwinfer_graph   one captured runtime graph and its instantiation, the id of the stream it was
+//                   captured on, and the scratch areas its kernels were given (graph.cpp).
+#ifndef HWINFER_BACKENDS_CUDA_GPU_INTERNAL_H_
+#define HWINFER_BACKENDS_CUDA_GPU_INTERNAL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "gpu_runtime.h"
+#include "hwinfer/plugin.h"
+#include "hwinfer/plugin_support.h"
+#include "kit/plugin_errors.h"
+
+#ifndef HWINFER_GPU_PLUGIN_VERSION
+#define HWINFER_GPU_PLUGIN_VERSION "0.0.0-unknown"
+#endif
+
+#define GPU_RETURN_IF_ERROR(expr)                              \
+  do {                                                         \
+    if (hwinfer_error* gpu_error_ = (expr)) return gpu_error_; \
+  } while (0)
+
+namespace hwinfer::gpu {
+
+// guarded / require_non_null of plugin_errors.h with this plugin's name.
+template <typename Body>
+hwinfer_error* guarded(const char* what, Body&& body) noexcept {
+  return backend::guarded(kPluginName, what, static_cast<Body&&>(body));
+}
+inline hwinfer_error* require_non_null(const void* pointer, const char* what) {
+  return backend::require_non_null(kPluginName, pointer, what);
+}
+
+// An error from a runtime call: "<plugin> <what>: <call> failed: <runtime's error string>";
+// OUT_OF_MEMORY for the runtime's allocation failure, INTERNAL otherwise.
+hwinfer_error* runtime_error(gpuError_t result, const char* what, const char* call);
+// runtime_error unless |result| is gpuSuccess.
+inline hwinfer_error* check_runtime(gpuError_t result, const char* what, const char* call) {
+  return result == gpuSuccess ? nullptr : runtime_error(result, what, call);
+}
+#define GPU_CHECK(what, call) \
+  GPU_RETURN_IF_ERROR(::hwinfer::gpu::check_runtime((call), what, #call))
+
+void log_message(const hwinfer_host_api* host, uint32_t level, const char* format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+struct VendorBlas;  // vendor_blas.cpp: the prefill gemm's run-time loaded BLAS
+
+}  // namespace hwinfer::gpu
+
+struct hwinfer_plugin {
+  const hwinfer_host_api* host = nullptr;
+  std::string unavailable_reason;            // why there are no devices ("" when there are)
+  std::vector<hwinfer_device_info> devices;  // identity read at plugin_init; free memory per call
+  std::mutex mutex;                          // guards |open|
+  std::vector<bool> open;                    // [devices.size()]
+  std::shared_ptr<hwinfer::gpu::VendorBlas> blas;  // option gemm (vendor_blas.h); null: built-in
+};
+
+struct hwinfer_device {
+  hwinfer_plugin* plugin = nullptr;
+  uint32_t ordinal = 0;  // the runtime's device ordinal
+  hwinfer_device_info info{};
+  std::atomic<int64_t> live_buffers{0};
+  std::atomic<int64_t> live_streams{0};
+  std::atomic<int64_t> live_events{0};
+};
+
+struct hwinfer_buffer {
+  hwinfer_device* device = nullptr;
+  uint8_t* device_ptr = nullptr;  // what kernels and copies address
+  uint8_t* host_ptr = nullptr;    // HOST_VISIBLE: the mapped host address; DEVICE: NULL
+  uint64_t size_bytes = 0;
+  uint32_t memory_kind = HWINFER_MEMORY_DEVICE;
+};
+
+namespace hwinfer::gpu {
+// A capture in progress on a stream (stream_begin_capture .. stream_end_capture, graph.cpp).
+struct StreamCapture {
+  StreamCapture() = default;
+  StreamCapture(const StreamCapture&) = delete;
+  StreamCapture& operator=(const StreamCapture&) = delete;
+  ~StreamCapture() {  // a capture that never became a graph (the caller made the device current)
+    for (uint8_t* area : scratch) (void)GPU(Free)(area);
+  }
+
+  // Set by the first enqueue that failed while capturing (|spoiled_by|: its message): then
+  // stream_end_capture returns FAILED_PRECONDITION and no graph.
+  bool spoiled = false;
+  std::string spoiled_by;
+  // Scratch the captured kernels were given instead of the stream's (which a direct launch may
+  // free and re-grow under the graph): handed to the graph, freed by graph_destroy. Only the last
+  // area is reused (by a request that fits it): the graph's kernels run in stream order.
+  std::vector<uint8_t*> scratch;
+  uint64_t last_scratch_bytes = 0;
+};
+}  // namespace hwinfer::gpu
+
+struct hwinfer_stream {
+  hwinfer_device* device = nullptr;
+  uint64_t id = 0;  // unique in the process (never reused): what a graph remembers of its stream
+  gpuStream_t stream = nullptr;
+  int32_t* error_word = nullptr;       // device memory; 0 = no error (device_errors.h codes)
+  int32_t* error_word_host = nullptr;  // pinned; the copy stream_synchronize reads
+  uint8_t* scratch = nullptr;          // device memory shared by this stream's direct launches
+  uint64_t scratch_bytes = 0;
+  std::unique_ptr<hwinfer::gpu::StreamCapture> capture;  // non-null while capturing
+};
+
+struct hwinfer_event {
+  hwinfer_device* device = nullptr;
+  gpuEvent_t event = nullptr;
+  bool recorded = false;
+};
+
+struct hwinfer_graph {
+  hwinfer_device* device = nullptr;
+  uint64_t stream_id = 0;  // the stream it was captured on (hwinfer_stream::id)
+  gpuGraph_t graph = nullptr;
+  gpuGraphExec_t exec = nullptr;
+  std::vector<uint8_t*> scratch;  // device memory its kernels use (StreamCapture::scratch)
+};
+
+namespace hwinfer::gpu {
+
+// Makes |device| the calling thread's current device (every slot that touches it calls this)
+// and clears the thread's last runtime error, so the slot's launch checks see their own only.
+hwinfer_error* use_device(const hwinfer_device* device, const char* what);
+
+// The stream's scratch area, at least |bytes| long, for kernels enqueued on |stream| (stream order
+// makes one area enough). Growing it waits for the stream's queued work first. While the stream
+// is capturing, an area owned by the graph being captured instead (capture_scratch). stream.cpp.
+hwinfer_error* stream_scratch(hwinfer_stream* stream, uint64_t bytes, uint8_t** out);
+
+// graph.cpp
+// FAILED_PRECONDITION naming |what| when |stream| is capturing (what plugin.h refuses during a
+// capture: host copies, events, synchronize); the capture goes on.
+hwinfer_error* refuse_while_capturing(const hwinfer_stream* stream, const char* what);
+// Returns |error| after spoiling |stream|'s capture with it when the stream is capturing (an
+// enqueue failed: plugin.h). |stream| may be NULL.
+hwinfer_error* spoil_capture_on_error(hwinfer_stream* stream, hwinfer_error* error);
+// Scratch for a kernel being captured: at least |bytes| of device memory the graph owns.
+hwinfer_error* capture_scratch(hwinfer_stream* stream, uint64_t bytes, uint8_t** out);
+// Ends the vendor capture of a stream being destroyed and frees what it recorded.
+void abandon_capture(hwinfer_stream* stream);
+// The kernel table the plugin exports: kernel_table()'s slots, each spoiling the capture of its
+// stream when it fails (spoil_capture_on_error). NULL slots stay NULL.
+const hwinfer_kernel_table* capture_aware_kernel_table();
+hwinfer_error* stream_begin_capture(hwinfer_stream* stream);
+hwinfer_error* stream_end_capture(hwinfer_stream* stream, hwinfer_graph** out);
+hwinfer_error* graph_launch(hwinfer_graph* graph, hwinfer_stream* stream);
+void graph_destroy(hwinfer_graph* graph);
+
+// plugin_entry.cpp
+hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,
+                           size_t n_options, hwinfer_plugin** out);
+void plugin_destroy(hwinfer_plugin* plugin);
+
+// device.cpp
+// Reads every device's identity into plugin->devices, or sets plugin->unavailable_reason.
+void enumerate_devices(hwinfer_plugin* plugin);
+hwinfer_error* device_count(hwinfer_plugin* plugin, uint32_t* out_count);
+hwinfer_error* device_get_info(hwinfer_plugin* plugin, uint32_t ordinal, hwinfer_device_info* out);
+hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinfer_option* options,
+                           size_t n_options, hwinfer_device** out);
+void device_close(hwinfer_device* device);
+
+// memory.cpp
+hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
+                            hwinfer_buffer** out);
+void buffer_free(hwinfer_buffer* buffer);
+hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
+
+// stream.cpp
+hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out);
+void stream_destroy(hwinfer_stream* stream);
+hwinfer_error* stream_synchronize(hwinfer_stream* stream);
+hwinfer_error* copy_h2d(hwinfer_stream* stream, const void* src, hwinfer_buffer* dst,
+                        uint64_t dst_offset, uint64_t size_bytes);
+hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset, void* dst,
+                        uint64_t size_bytes);
+hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
+                        hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes);
+
+// event.cpp
+hwinfer_error* event_create(hwinfer_device* device, hwinfer_event** out);
+void event_destroy(hwinfer_event* event);
+hwinfer_error* event_record(hwinfer_event* event, hwinfer_stream* stream);
+hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event);
+hwinfer_error* event_synchronize(hwinfer_event* event);
+hwinfer_error* event_query(hwinfer_event* event, uint32_t* out_complete);
+hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end, uint64_t* out_elapsed_ns);
+
+// kernels.cpp
+hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
+                            hwinfer_kernel_support* out);
+const hwinfer_kernel_table* kernel_table();
+
+}  // namespace hwinfer::gpu
+
+#endif  // HWINFER_BACKENDS_CUDA_GPU_INTERNAL_H_
