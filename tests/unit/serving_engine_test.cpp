@@ -143,6 +143,32 @@ TEST(ServingEngine, StopTokenAndCancelEndRequestsAndFreeTheirBlocks) {
   engine->Cancel(12345);  // unknown: ignored
 }
 
+// A stop string the client finds only after the engine ended the request by its length (the
+// engine runs ahead of the client's reading): the request counts as stopped, as the client's
+// answer says, not as ended by length.
+TEST(ServingEngine, AStopAfterTheLengthEndCountsTheRequestAsStopped) {
+  auto engine = MakeEngine();
+  ASSERT_NE(engine, nullptr);
+  auto request = SubmitOk(*engine, {kPromptA, 4, {}, {}, 0});
+  ASSERT_NE(request, nullptr);
+  EXPECT_EQ(Drain(*request).finish, FinishReason::kLength);
+  EXPECT_EQ(engine->Metrics().request_success.at("length"), 1);
+  engine->Stop(request->id());
+  ServingMetrics metrics = engine->Metrics();
+  for (int wait = 0; wait < 300 && metrics.request_success["stop"] == 0; ++wait) {
+    std::this_thread::sleep_for(milliseconds(10));
+    metrics = engine->Metrics();
+  }
+  EXPECT_EQ(metrics.request_success["stop"], 1);
+  EXPECT_EQ(metrics.request_success["length"], 0);
+  engine->Stop(request->id());  // a second Stop changes nothing
+  engine->Stop(54321);          // nor does one for an id never seen
+  std::this_thread::sleep_for(milliseconds(50));
+  metrics = engine->Metrics();
+  EXPECT_EQ(metrics.request_success["stop"], 1);
+  EXPECT_EQ(metrics.request_success["length"], 0);
+}
+
 TEST(ServingEngine, BadRequestsAreRefusedBeforeAnythingRuns) {
   auto engine = MakeEngine();
   ASSERT_NE(engine, nullptr);

@@ -106,7 +106,9 @@ class ServingEngine {
   // loop). Unknown or finished ids are ignored.
   void Cancel(RequestId id);
   // Ends a request that is complete for its client (a stop string appeared in its text): finish
-  // reason "stop", counted as a success. Unknown or finished ids are ignored.
+  // reason "stop", counted as a success. A request that has already ended by its length (the
+  // engine ran ahead of the client reading its text) is counted as stopped instead: the stop
+  // string comes first, as the client's answer says. Other unknown or finished ids are ignored.
   void Stop(RequestId id);
   // Stops accepting, lets queued and running requests finish for up to |drain_s| seconds, then
   // cancels what is left and joins the worker. Idempotent.
@@ -145,6 +147,7 @@ class ServingEngine {
   std::vector<std::pair<Request, std::shared_ptr<Live>>> inbox_;
   std::vector<std::pair<RequestId, FinishReason>> ends_;  // Cancel / Stop from clients
   std::map<RequestId, std::shared_ptr<Live>> live_;       // submitted and not yet finished
+  std::deque<RequestId> recent_length_ends_;  // the last requests that ended by length, newest last
   RequestId next_id_ = 0;
   bool accepting_ = true, stopping_ = false;
   double drain_deadline_s_ = 0;

@@ -11,6 +11,14 @@
 
 namespace hwinfer {
 
+namespace {
+
+// How many requests that ended by length are remembered for a client's late Stop: far more than
+// can be in flight between the engine ending one and its client reading the last tokens.
+constexpr size_t kRecentLengthEnds = 4096;
+
+}  // namespace
+
 // A submitted request the engine has not finished yet.
 struct ServingEngine::Live {
   std::shared_ptr<RequestStream> stream;
@@ -189,7 +197,16 @@ void ServingEngine::Shutdown(double drain_s) {
 
 void ServingEngine::FinishRequest(RequestId id, FinishReason reason, const std::string& error) {
   const auto found = live_.find(id);
-  if (found == live_.end()) return;
+  if (found == live_.end()) {
+    // A client's Stop for a request the engine already ended by length: it stopped first.
+    const auto ended = std::find(recent_length_ends_.begin(), recent_length_ends_.end(), id);
+    if (reason == FinishReason::kStop && ended != recent_length_ends_.end()) {
+      recent_length_ends_.erase(ended);
+      --metrics_.request_success[FinishReasonName(FinishReason::kLength)];
+      ++metrics_.request_success[FinishReasonName(FinishReason::kStop)];
+    }
+    return;
+  }
   const std::shared_ptr<Live> live = found->second;
   live_.erase(found);
   // Only the worker ends requests, and only after AdmitAndCancel handed the inbox to the
@@ -199,6 +216,10 @@ void ServingEngine::FinishRequest(RequestId id, FinishReason reason, const std::
     (void)scheduler_->Cancel(id);
   }
   (void)scheduler_->Forget(id);
+  if (reason == FinishReason::kLength) {
+    recent_length_ends_.push_back(id);
+    if (recent_length_ends_.size() > kRecentLengthEnds) recent_length_ends_.pop_front();
+  }
   if (reason == FinishReason::kStop || reason == FinishReason::kLength) {
     ++metrics_.request_success[FinishReasonName(reason)];
     metrics_.e2e_request_latency.Observe(live->last_token_s - live->arrival_s);
