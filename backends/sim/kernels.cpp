@@ -16,6 +16,7 @@
 #include "hwinfer/kernel_cost.h"
 #include "kit/kernel_checks.h"
 #include "kit/kernel_query.h"
+#include "kit/kernel_slots.h"
 #include "sim_internal.h"
 
 namespace hwinfer::sim {
@@ -62,26 +63,6 @@ void set_pending(hwinfer_stream* stream, hwinfer_error* error) {
   } else {
     error->destroy(error);
   }
-}
-
-// The common body of every slot: checks, clock, then |write| (the pseudo-output).
-template <typename Desc, typename Write>
-hwinfer_error* run_kernel(const char* name, hwinfer_stream* stream, const Desc* desc, Write write) {
-  return guarded(name, [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "kernel: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "kernel: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc)) {
-      return error;
-    }
-    const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
-      return read_int_array(view, out);
-    };
-    const KernelCost cost =
-        CountKernelCost(reinterpret_cast<const hwinfer_kernel_desc&>(*desc), reader);
-    advance_clock(stream, kernel_ns(stream->device->plugin->spec, cost));
-    write(stream, *desc);
-    return nullptr;
-  });
 }
 
 // ---- pseudo-outputs (fingerprint.h), one per kernel ------------------------------------------
@@ -220,24 +201,30 @@ void write_outputs(hwinfer_stream*, const hwinfer_bandwidth_probe_desc&) {
   // Time only: the probe's bytes are modelled, not moved.
 }
 
-// ---- slots: one per kind of hwinfer/kernel_kinds.def ------------------------------------------
+// ---- slots: every kind, through the plugin kit (sdk/kit/kernel_slots.h) ------------------------
 
-template <typename Desc, uint32_t kKind>
-hwinfer_error* enqueue(hwinfer_stream* stream, const Desc* desc) {
-  return run_kernel(hwinfer_kernel_kind_name(kKind), stream, desc,
-                    [](hwinfer_stream* s, const Desc& d) { write_outputs(s, d); });
-}
+// The kit checks NULLs and the descriptor (check_context below), then enqueue prices the kernel
+// on the virtual clock with the core's cost count and writes its pseudo-output.
+struct SimKernels {
+  static constexpr const char* kName = kPluginName;
+  static backend::CheckContext check_context(const hwinfer_stream& stream) {
+    return sim::check_context(stream.device, true);
+  }
+  template <typename Desc>
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const Desc& desc) {
+    const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
+      return read_int_array(view, out);
+    };
+    const KernelCost cost =
+        CountKernelCost(reinterpret_cast<const hwinfer_kernel_desc&>(desc), reader);
+    advance_clock(&stream, kernel_ns(stream.device->plugin->spec, cost));
+    write_outputs(&stream, desc);
+    return nullptr;
+  }
+};
 
-hwinfer_kernel_table make_kernel_table() {
-  hwinfer_kernel_table table{};
-  table.struct_size = sizeof(hwinfer_kernel_table);
-#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
-  table.slot = &enqueue<descriptor, HWINFER_KERNEL_##KIND>;
-#include "hwinfer/kernel_kinds.def"
-  return table;
-}
-
-const hwinfer_kernel_table kKernelTable = make_kernel_table();
+const hwinfer_kernel_table kKernelTable = kit::make_kernel_table<SimKernels>();
+static_assert(kit::kernel_count<SimKernels>() == kit::kKernelKindCount, "the sim runs every kind");
 
 }  // namespace
 

@@ -1,0 +1,188 @@
+// kernel_slots_test.cpp — the plugin kit's kernel slots (sdk/kit/kernel_slots.h) on a fake backend
+// with its own handle structs (so this is its own executable: no other plugin's structs in it):
+// the table has a slot exactly for each enqueue overload, and every slot checks NULLs and the
+// descriptor before enqueue runs, and turns exceptions into errors.
+#include "kit/kernel_slots.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <new>
+#include <stdexcept>
+#include <string>
+
+struct hwinfer_device {
+  int unused = 0;
+};
+struct hwinfer_buffer {
+  hwinfer_device* device = nullptr;
+  uint64_t size_bytes = 0;
+};
+struct hwinfer_stream {
+  hwinfer_device* device = nullptr;
+};
+
+namespace hwinfer::kit {
+namespace {
+
+using ::testing::HasSubstr;
+
+enum class Behaviour { kOk, kThrowRuntime, kThrowBadAlloc, kReturnError };
+
+struct FakeBackend {
+  static constexpr const char* kName = "fake";
+  static inline int probe_calls = 0;
+  static inline uint64_t probe_size = 0;
+  static inline Behaviour behaviour = Behaviour::kOk;
+
+  static backend::CheckContext check_context(const hwinfer_stream& stream) {
+    static const backend::BufferInfoFn kBuffers = {
+        [](const hwinfer_buffer* b) { return b->size_bytes; },
+        [](const hwinfer_buffer* b) -> const hwinfer_device* { return b->device; },
+        [](const hwinfer_buffer*) -> uintptr_t { return 0; }};
+    backend::CheckContext context;
+    context.plugin_name = kName;
+    context.buffers = &kBuffers;
+    context.device = stream.device;
+    context.require_buffers = true;
+    return context;
+  }
+  static hwinfer_error* enqueue(hwinfer_stream&, const hwinfer_bandwidth_probe_desc& desc) {
+    ++probe_calls;
+    probe_size = desc.size_bytes;
+    switch (behaviour) {
+      case Behaviour::kThrowRuntime:
+        throw std::runtime_error("boom");
+      case Behaviour::kThrowBadAlloc:
+        throw std::bad_alloc();
+      case Behaviour::kReturnError:
+        return hwinfer_make_error(HWINFER_STATUS_INTERNAL, "fake bandwidth_probe: device lost");
+      case Behaviour::kOk:
+        break;
+    }
+    return nullptr;
+  }
+  static hwinfer_error* enqueue(hwinfer_stream&, const hwinfer_rms_norm_desc&) { return nullptr; }
+};
+
+// A backend without a single kernel.
+struct EmptyBackend {
+  static constexpr const char* kName = "empty";
+  static backend::CheckContext check_context(const hwinfer_stream&) { return {}; }
+};
+
+// The code and message of |error|, which is destroyed.
+std::pair<uint32_t, std::string> Take(hwinfer_error* error) {
+  if (error == nullptr) return {HWINFER_STATUS_OK, ""};
+  std::pair<uint32_t, std::string> taken{error->code, error->message};
+  error->destroy(error);
+  return taken;
+}
+
+class KernelSlotsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    FakeBackend::probe_calls = 0;
+    FakeBackend::probe_size = 0;
+    FakeBackend::behaviour = Behaviour::kOk;
+    src_.device = &device_;
+    src_.size_bytes = 4096;
+    dst_ = src_;
+    std::memset(&probe_, 0, sizeof(probe_));
+    probe_.struct_size = sizeof(probe_);
+    probe_.kind = HWINFER_KERNEL_BANDWIDTH_PROBE;
+    probe_.mode = HWINFER_PROBE_COPY;
+    probe_.iterations = 1;
+    probe_.size_bytes = 4096;
+    probe_.src = View(&src_);
+    probe_.dst = View(&dst_);
+  }
+  static hwinfer_tensor_view View(hwinfer_buffer* buffer) {
+    hwinfer_tensor_view view;
+    std::memset(&view, 0, sizeof(view));
+    view.struct_size = sizeof(view);
+    view.dtype = HWINFER_DTYPE_I8;
+    view.buffer = buffer;
+    view.rank = 1;
+    view.shape[0] = static_cast<int64_t>(buffer->size_bytes);
+    view.strides_bytes[0] = 1;
+    return view;
+  }
+  hwinfer_error* Launch(hwinfer_stream* stream, const hwinfer_bandwidth_probe_desc* desc) {
+    return table_.bandwidth_probe(stream, desc);
+  }
+
+  const hwinfer_kernel_table table_ = make_kernel_table<FakeBackend>();
+  hwinfer_device device_;
+  hwinfer_buffer src_, dst_;
+  hwinfer_stream stream_{&device_};
+  hwinfer_bandwidth_probe_desc probe_;
+};
+
+TEST_F(KernelSlotsTest, TheTableHasASlotForEachEnqueueOverloadAndNoOther) {
+  EXPECT_EQ(table_.struct_size, sizeof(hwinfer_kernel_table));
+  EXPECT_NE(table_.bandwidth_probe, nullptr);
+  EXPECT_NE(table_.rms_norm, nullptr);
+  EXPECT_EQ(table_.gemm, nullptr);
+  EXPECT_EQ(table_.matmul_quantized, nullptr);
+  EXPECT_EQ(table_.rope_kv_append, nullptr);
+  EXPECT_EQ(kernel_count<FakeBackend>(), 2);
+  EXPECT_EQ(kernel_count<EmptyBackend>(), 0);
+  EXPECT_EQ(kKernelKindCount, 11);
+  const hwinfer_kernel_table empty = make_kernel_table<EmptyBackend>();
+  EXPECT_EQ(empty.bandwidth_probe, nullptr);
+  EXPECT_EQ(empty.gemm, nullptr);
+}
+
+TEST_F(KernelSlotsTest, AValidDescriptorReachesEnqueueOnce) {
+  EXPECT_EQ(Take(Launch(&stream_, &probe_)).first, HWINFER_STATUS_OK);
+  EXPECT_EQ(FakeBackend::probe_calls, 1);
+  EXPECT_EQ(FakeBackend::probe_size, 4096u);
+}
+
+TEST_F(KernelSlotsTest, NullStreamAndDescAreNamedAndNeverReachEnqueue) {
+  auto [code, message] = Take(Launch(nullptr, &probe_));
+  EXPECT_EQ(code, HWINFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "fake: bandwidth_probe: stream must not be NULL");
+  std::tie(code, message) = Take(Launch(&stream_, nullptr));
+  EXPECT_EQ(code, HWINFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(message, "fake: bandwidth_probe: desc must not be NULL");
+  EXPECT_EQ(FakeBackend::probe_calls, 0);
+}
+
+TEST_F(KernelSlotsTest, TheSharedCheckRunsBeforeEnqueue) {
+  probe_.size_bytes = 0;
+  auto [code, message] = Take(Launch(&stream_, &probe_));
+  EXPECT_EQ(code, HWINFER_STATUS_INVALID_ARGUMENT);
+  EXPECT_THAT(message, HasSubstr("fake bandwidth_probe: size_bytes"));
+  probe_.size_bytes = 4096;
+  probe_.struct_size = 8;  // shorter than the descriptor
+  std::tie(code, message) = Take(Launch(&stream_, &probe_));
+  EXPECT_EQ(code, HWINFER_STATUS_INVALID_ARGUMENT);
+  probe_.struct_size = sizeof(probe_);
+  hwinfer_device other;
+  dst_.device = &other;  // a view on another device
+  std::tie(code, message) = Take(Launch(&stream_, &probe_));
+  EXPECT_EQ(code, HWINFER_STATUS_INVALID_ARGUMENT) << message;
+  EXPECT_EQ(FakeBackend::probe_calls, 0);
+}
+
+TEST_F(KernelSlotsTest, ExceptionsBecomeErrorsAndErrorsPassThrough) {
+  FakeBackend::behaviour = Behaviour::kThrowRuntime;
+  auto [code, message] = Take(Launch(&stream_, &probe_));
+  EXPECT_EQ(code, HWINFER_STATUS_INTERNAL);
+  EXPECT_EQ(message, "fake bandwidth_probe: boom");
+  FakeBackend::behaviour = Behaviour::kThrowBadAlloc;
+  std::tie(code, message) = Take(Launch(&stream_, &probe_));
+  EXPECT_EQ(code, HWINFER_STATUS_OUT_OF_MEMORY);
+  EXPECT_EQ(message, "fake bandwidth_probe: out of memory");
+  FakeBackend::behaviour = Behaviour::kReturnError;
+  std::tie(code, message) = Take(Launch(&stream_, &probe_));
+  EXPECT_EQ(code, HWINFER_STATUS_INTERNAL);
+  EXPECT_EQ(message, "fake bandwidth_probe: device lost");
+  EXPECT_EQ(FakeBackend::probe_calls, 3);
+}
+
+}  // namespace
+}  // namespace hwinfer::kit
