@@ -3,22 +3,22 @@
 // bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, rope_kv_append (ABI 1.1: rope
 // then kv_append in one work item), attention_decode_paged and attention_prefill.
 //
-// Descriptor validation is sdk/kit/kernel_checks.h, the same for every backend: each
-// enqueue slot runs its kind's check with buffers required, and kernel_query answers with the same
-// checks (sdk/kit/kernel_query.h), views without buffers accepted, so the two never
-// disagree. The CPU has no limits of its own beyond them (check_context sets no kernel_limits
-// hook). The kernels themselves run on the stream's worker thread and fan out through the plugin's
-// pool; nothing here may run a kernel on the enqueueing thread.
+// The slots are the plugin kit's (sdk/kit/kernel_slots.h) over CpuKernels (cpu_kernels.h):
+// descriptor validation is sdk/kit/kernel_checks.h, the same for every backend: each slot runs its
+// kind's check with buffers required, and kernel_query answers with the same checks
+// (sdk/kit/kernel_query.h), views without buffers accepted, so the two never disagree. The CPU has
+// no limits of its own beyond them (check_context sets no kernel_limits hook). The kernels
+// themselves run on the stream's worker thread and fan out through the plugin's pool; nothing here
+// may run a kernel on the enqueueing thread.
 #include "bandwidth_probe.h"
 #include "cpu_internal.h"
+#include "cpu_kernels.h"
 #include "gemm_f32.h"
 #include "gemm_half.h"
 #include "kit/kernel_checks.h"
 #include "kit/kernel_query.h"
+#include "kit/kernel_slots.h"
 #include "matmul_quantized.h"
-#include "paged_kv_slots.h"
-#include "rowwise_ops.h"
-#include "token_ops.h"
 
 namespace hwinfer::cpu {
 
@@ -80,59 +80,50 @@ GemmF32Problem gemm_f32_problem(const GemmHalfProblem& h) {
   return p;
 }
 
-hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc) {
-  return guarded("gemm", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "gemm: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "gemm: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    const GemmHalfProblem problem = gemm_problem(*desc);
-    ThreadPool* pool = stream->pool;
-    const GemmIsa isa = stream->gemm_isa;
-    if (gemm_is_f32(*desc)) {
-      const GemmF32Problem f32 = gemm_f32_problem(problem);
-      return stream->worker.enqueue([f32, pool, isa]() -> hwinfer_error* {
-        gemm_f32(f32, *pool, isa);
-        return nullptr;
-      });
-    }
-    return stream->worker.enqueue([problem, pool, isa, stream]() -> hwinfer_error* {
-      gemm_half(problem, *pool, isa, stream->scratch);
+}  // namespace
+
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_gemm_desc& d) {
+  hwinfer_stream* stream = &on;
+  const GemmHalfProblem problem = gemm_problem(d);
+  ThreadPool* pool = stream->pool;
+  const GemmIsa isa = stream->gemm_isa;
+  if (gemm_is_f32(d)) {
+    const GemmF32Problem f32 = gemm_f32_problem(problem);
+    return stream->worker.enqueue([f32, pool, isa]() -> hwinfer_error* {
+      gemm_f32(f32, *pool, isa);
       return nullptr;
     });
+  }
+  return stream->worker.enqueue([problem, pool, isa, stream]() -> hwinfer_error* {
+    gemm_half(problem, *pool, isa, stream->scratch);
+    return nullptr;
   });
 }
 
 // ---- quantized matmul --------------------------------------------------------------------------
 //   x: [m, k] F32;  w: [n, k] any GGUF block type (blocks along k);  y: [m, n] F32
 
-hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
-                                        const hwinfer_matmul_quantized_desc* desc) {
-  return guarded("matmul_quantized", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "matmul_quantized: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "matmul_quantized: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    constexpr int64_t kF32 = sizeof(float);
-    MatmulQuantizedProblem p;
-    p.m = desc->m;
-    p.n = desc->n;
-    p.k = desc->k;
-    p.x = reinterpret_cast<const float*>(view_data(desc->x));
-    p.x_row_stride = desc->x.strides_bytes[0] / kF32;
-    p.x_col_stride = desc->x.strides_bytes[1] / kF32;
-    p.w = view_data(desc->w);
-    p.w_dtype = desc->w.dtype;
-    p.w_row_bytes = desc->w.strides_bytes[0];
-    p.y = reinterpret_cast<float*>(view_data(desc->y));
-    p.y_row_stride = desc->y.strides_bytes[0] / kF32;
-    p.y_col_stride = desc->y.strides_bytes[1] / kF32;
-    ThreadPool* pool = stream->pool;
-    const GemmIsa isa = stream->gemm_isa;
-    return stream->worker.enqueue([p, pool, isa, stream]() -> hwinfer_error* {
-      matmul_quantized(p, *pool, isa, stream->scratch);
-      return nullptr;
-    });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_matmul_quantized_desc& d) {
+  hwinfer_stream* stream = &on;
+  constexpr int64_t kF32 = sizeof(float);
+  MatmulQuantizedProblem p;
+  p.m = d.m;
+  p.n = d.n;
+  p.k = d.k;
+  p.x = reinterpret_cast<const float*>(view_data(d.x));
+  p.x_row_stride = d.x.strides_bytes[0] / kF32;
+  p.x_col_stride = d.x.strides_bytes[1] / kF32;
+  p.w = view_data(d.w);
+  p.w_dtype = d.w.dtype;
+  p.w_row_bytes = d.w.strides_bytes[0];
+  p.y = reinterpret_cast<float*>(view_data(d.y));
+  p.y_row_stride = d.y.strides_bytes[0] / kF32;
+  p.y_col_stride = d.y.strides_bytes[1] / kF32;
+  ThreadPool* pool = stream->pool;
+  const GemmIsa isa = stream->gemm_isa;
+  return stream->worker.enqueue([p, pool, isa, stream]() -> hwinfer_error* {
+    matmul_quantized(p, *pool, isa, stream->scratch);
+    return nullptr;
   });
 }
 
@@ -140,45 +131,24 @@ hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
 //   src: [size_bytes] I8 (READ, COPY);  dst: [size_bytes] I8 (COPY, WRITE);  sink: [>= 64] I8
 //   (READ)
 
-hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
-                                       const hwinfer_bandwidth_probe_desc* desc) {
-  return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "bandwidth_probe: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "bandwidth_probe: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    BandwidthProbeArgs args;
-    args.mode = desc->mode;
-    args.iterations = desc->iterations;
-    args.size_bytes = desc->size_bytes;
-    if (desc->mode != HWINFER_PROBE_WRITE) args.src = view_data(desc->src);
-    if (desc->mode != HWINFER_PROBE_READ) args.dst = view_data(desc->dst);
-    if (desc->mode == HWINFER_PROBE_READ) args.sink = view_data(desc->sink);
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue([args, pool]() -> hwinfer_error* {
-      bandwidth_probe(args, *pool);
-      return nullptr;
-    });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_bandwidth_probe_desc& d) {
+  hwinfer_stream* stream = &on;
+  BandwidthProbeArgs args;
+  args.mode = d.mode;
+  args.iterations = d.iterations;
+  args.size_bytes = d.size_bytes;
+  if (d.mode != HWINFER_PROBE_WRITE) args.src = view_data(d.src);
+  if (d.mode != HWINFER_PROBE_READ) args.dst = view_data(d.dst);
+  if (d.mode == HWINFER_PROBE_READ) args.sink = view_data(d.sink);
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue([args, pool]() -> hwinfer_error* {
+    bandwidth_probe(args, *pool);
+    return nullptr;
   });
 }
 
-const hwinfer_kernel_table kKernelTable = {
-    .struct_size = sizeof(hwinfer_kernel_table),
-    .reserved0 = 0,
-    .gemm = &enqueue_gemm,
-    .matmul_quantized = &enqueue_matmul_quantized,
-    .attention_prefill = &enqueue_attention_prefill,
-    .attention_decode_paged = &enqueue_attention_decode_paged,
-    .kv_append = &enqueue_kv_append,
-    .rms_norm = &enqueue_rms_norm,
-    .rope = &enqueue_rope,
-    .silu_mul = &enqueue_silu_mul,
-    .embedding = &enqueue_embedding,
-    .bandwidth_probe = &enqueue_bandwidth_probe,
-    .rope_kv_append = &enqueue_rope_kv_append,
-};
-
-}  // namespace
+const hwinfer_kernel_table kKernelTable = kit::make_kernel_table<CpuKernels>();
+static_assert(kit::kernel_count<CpuKernels>() == kit::kKernelKindCount, "the CPU runs every kind");
 
 hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
                             hwinfer_kernel_support* out) {

@@ -1,11 +1,10 @@
-// paged_kv_slots.cpp — see paged_kv_slots.h. The enqueue slots of the paged-KV kernels; their
-// validation is sdk/kit (kernel_checks.h, paged_kv_checks.cpp) and the kernels live in
+// paged_kv_slots.cpp — the CpuKernels::enqueue overloads of the paged-KV kernels (cpu_kernels.h);
+// their validation is sdk/kit (kernel_checks.h, paged_kv_checks.cpp) and the kernels live in
 // kv_append.cpp, attention_decode*.cpp, attention_prefill.cpp (rope_kv_append: token_ops.cpp's
 // rope work, then kv_append.cpp).
-#include "paged_kv_slots.h"
-
 #include "attention_decode.h"
 #include "attention_prefill.h"
+#include "cpu_kernels.h"
 #include "host_info.h"
 #include "kit/kernel_checks.h"
 #include "kv_append.h"
@@ -86,17 +85,12 @@ KvAppendProblem kv_append_problem(const hwinfer_kv_append_desc& d) {
 //   k, v: [n_tokens, n_kv_heads, head_dim] F32 | F16;  slot_mapping: [n_tokens] I32
 //   k_cache, v_cache (+ scales): the paged layout; outputs, must not overlap each other.
 
-hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc) {
-  return guarded("kv_append", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "kv_append: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "kv_append: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    const KvAppendProblem problem = kv_append_problem(*desc);
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue(
-        [problem, pool]() -> hwinfer_error* { return kv_append(problem, *pool); });
-  });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_kv_append_desc& d) {
+  hwinfer_stream* stream = &on;
+  const KvAppendProblem problem = kv_append_problem(d);
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue(
+      [problem, pool]() -> hwinfer_error* { return kv_append(problem, *pool); });
 }
 
 // ---- RoPE fused with the KV append (ABI 1.1) ---------------------------------------------------
@@ -107,23 +101,16 @@ hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append
 // kernels, and a bad slot is reported as kv_append reports it (after the rotation, as when the two
 // run one after the other).
 
-hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
-                                      const hwinfer_rope_kv_append_desc* desc) {
-  return guarded("rope_kv_append", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "rope_kv_append: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "rope_kv_append: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc)) {
-      return error;
-    }
-    hwinfer_rope_desc rope;
-    hwinfer_kv_append_desc append;
-    hwinfer_split_rope_kv_append(desc, &rope, &append);
-    const KvAppendProblem problem = kv_append_problem(append);
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue([rotate = rope_work(rope), problem, pool]() -> hwinfer_error* {
-      rotate(*pool);
-      return kv_append(problem, *pool);
-    });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rope_kv_append_desc& d) {
+  hwinfer_stream* stream = &on;
+  hwinfer_rope_desc rope;
+  hwinfer_kv_append_desc append;
+  hwinfer_split_rope_kv_append(&d, &rope, &append);
+  const KvAppendProblem problem = kv_append_problem(append);
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue([rotate = rope_work(rope), problem, pool]() -> hwinfer_error* {
+    rotate(*pool);
+    return kv_append(problem, *pool);
   });
 }
 
@@ -131,38 +118,29 @@ hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
 //   q, out: [n_seqs, n_heads, head_dim] F32 | F16 (out has q's dtype);  pools: paged layout with
 //   num_blocks = k_cache.shape[0];  block_tables: [n_seqs, max_blocks_per_seq];  context_lens.
 
-hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
-                                              const hwinfer_attention_decode_paged_desc* desc) {
-  return guarded("attention_decode_paged", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "attention_decode_paged: stream")) {
-      return error;
-    }
-    if (hwinfer_error* error = require_non_null(desc, "attention_decode_paged: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc)) {
-      return error;
-    }
-    const hwinfer_attention_decode_paged_desc& d = *desc;
-    AttentionDecodeProblem problem;
-    problem.n_seqs = d.n_seqs;
-    problem.n_heads = d.n_heads;
-    problem.n_kv_heads = d.n_kv_heads;
-    problem.head_dim = d.head_dim;
-    problem.scale = d.scale;
-    problem.dtype = d.q.dtype;
-    problem.q = view_data(d.q);
-    problem.q_seq_stride = d.q.strides_bytes[0];
-    problem.q_head_stride = d.q.strides_bytes[1];
-    problem.out = view_data(d.out);
-    problem.out_seq_stride = d.out.strides_bytes[0];
-    problem.out_head_stride = d.out.strides_bytes[1];
-    problem.k = paged_pool(d.k_cache, d.k_scales);
-    problem.v = paged_pool(d.v_cache, d.v_scales);
-    problem.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
-    ThreadPool* pool = stream->pool;
-    const bool use_avx2 = cpu_can_use_avx2_kernels();
-    return stream->worker.enqueue([problem, pool, use_avx2]() -> hwinfer_error* {
-      return attention_decode_paged(problem, *pool, use_avx2);
-    });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on,
+                                   const hwinfer_attention_decode_paged_desc& d) {
+  hwinfer_stream* stream = &on;
+  AttentionDecodeProblem problem;
+  problem.n_seqs = d.n_seqs;
+  problem.n_heads = d.n_heads;
+  problem.n_kv_heads = d.n_kv_heads;
+  problem.head_dim = d.head_dim;
+  problem.scale = d.scale;
+  problem.dtype = d.q.dtype;
+  problem.q = view_data(d.q);
+  problem.q_seq_stride = d.q.strides_bytes[0];
+  problem.q_head_stride = d.q.strides_bytes[1];
+  problem.out = view_data(d.out);
+  problem.out_seq_stride = d.out.strides_bytes[0];
+  problem.out_head_stride = d.out.strides_bytes[1];
+  problem.k = paged_pool(d.k_cache, d.k_scales);
+  problem.v = paged_pool(d.v_cache, d.v_scales);
+  problem.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
+  ThreadPool* pool = stream->pool;
+  const bool use_avx2 = cpu_can_use_avx2_kernels();
+  return stream->worker.enqueue([problem, pool, use_avx2]() -> hwinfer_error* {
+    return attention_decode_paged(problem, *pool, use_avx2);
   });
 }
 
@@ -171,48 +149,41 @@ hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
 //   n_kv_heads, head_dim] F32 | F16;  query_start: [n_seqs + 1] I32;  optional paged prefix with
 //   block_tables [n_seqs, max_blocks_per_seq] (max_blocks_per_seq = its shape[1]), context_lens.
 
-hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
-                                         const hwinfer_attention_prefill_desc* desc) {
-  return guarded("attention_prefill", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "attention_prefill: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "attention_prefill: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    const hwinfer_attention_prefill_desc& d = *desc;
-    auto matrix = [](const hwinfer_tensor_view& view) {
-      TokenMatrix m;
-      m.data = view_data(view);
-      m.dtype = view.dtype;
-      m.token_stride = view.strides_bytes[0];
-      m.head_stride = view.strides_bytes[1];
-      return m;
-    };
-    AttentionPrefillProblem problem;
-    problem.n_tokens = d.n_tokens;
-    problem.n_seqs = d.n_seqs;
-    problem.n_heads = d.n_heads;
-    problem.n_kv_heads = d.n_kv_heads;
-    problem.head_dim = d.head_dim;
-    problem.scale = d.scale;
-    problem.causal = d.causal != 0;
-    problem.q = matrix(d.q);
-    problem.k = matrix(d.k);
-    problem.v = matrix(d.v);
-    problem.out = view_data(d.out);
-    problem.out_token_stride = d.out.strides_bytes[0];
-    problem.out_head_stride = d.out.strides_bytes[1];
-    problem.query_start = view_data(d.query_start);
-    problem.query_start_stride = d.query_start.strides_bytes[0];
-    problem.has_prefix = backend::attention_prefill_has_prefix(d, true);
-    if (problem.has_prefix) {
-      problem.k_cache = paged_pool(d.k_cache, d.k_scales);
-      problem.v_cache = paged_pool(d.v_cache, d.v_scales);
-      problem.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
-    }
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue(
-        [problem, pool]() -> hwinfer_error* { return attention_prefill(problem, *pool); });
-  });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_attention_prefill_desc& d) {
+  hwinfer_stream* stream = &on;
+  auto matrix = [](const hwinfer_tensor_view& view) {
+    TokenMatrix m;
+    m.data = view_data(view);
+    m.dtype = view.dtype;
+    m.token_stride = view.strides_bytes[0];
+    m.head_stride = view.strides_bytes[1];
+    return m;
+  };
+  AttentionPrefillProblem problem;
+  problem.n_tokens = d.n_tokens;
+  problem.n_seqs = d.n_seqs;
+  problem.n_heads = d.n_heads;
+  problem.n_kv_heads = d.n_kv_heads;
+  problem.head_dim = d.head_dim;
+  problem.scale = d.scale;
+  problem.causal = d.causal != 0;
+  problem.q = matrix(d.q);
+  problem.k = matrix(d.k);
+  problem.v = matrix(d.v);
+  problem.out = view_data(d.out);
+  problem.out_token_stride = d.out.strides_bytes[0];
+  problem.out_head_stride = d.out.strides_bytes[1];
+  problem.query_start = view_data(d.query_start);
+  problem.query_start_stride = d.query_start.strides_bytes[0];
+  problem.has_prefix = backend::attention_prefill_has_prefix(d, true);
+  if (problem.has_prefix) {
+    problem.k_cache = paged_pool(d.k_cache, d.k_scales);
+    problem.v_cache = paged_pool(d.v_cache, d.v_scales);
+    problem.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
+  }
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue(
+      [problem, pool]() -> hwinfer_error* { return attention_prefill(problem, *pool); });
 }
 
 }  // namespace hwinfer::cpu

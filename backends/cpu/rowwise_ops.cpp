@@ -1,13 +1,13 @@
-// rowwise_ops.cpp — see rowwise_ops.h. Rows are converted to f32 in a per-item scratch row, the
-// arithmetic runs in plain loops the compiler vectorises, and the rows are split over the plugin's
-// thread pool (silu_mul also splits long rows into column chunks).
-#include "rowwise_ops.h"
-
+// rowwise_ops.cpp — the rms_norm and silu_mul kernels (cpu_kernels.h has their shapes). Rows are
+// converted to f32 in a per-item scratch row, the arithmetic runs in plain loops the compiler
+// vectorises, and the rows are split over the plugin's thread pool (silu_mul also splits long rows
+// into column chunks).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
+#include "cpu_kernels.h"
 #include "kit/kernel_checks.h"
 #include "reference/half.h"
 #include "thread_pool.h"
@@ -107,25 +107,20 @@ void rms_norm(const RmsNormProblem& p, ThreadPool& pool) {
 
 }  // namespace
 
-hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
-  return guarded("rms_norm", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "rms_norm: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "rms_norm: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    RmsNormProblem p;
-    p.n_tokens = desc->n_tokens;
-    p.dim = desc->dim;
-    p.eps = desc->eps;
-    p.x = row_operand(desc->x);
-    if (desc->residual.buffer != nullptr) p.residual = row_operand(desc->residual);
-    p.out = row_operand(desc->out);
-    p.weight = reinterpret_cast<const float*>(view_data(desc->weight));
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
-      rms_norm(p, *pool);
-      return nullptr;
-    });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rms_norm_desc& d) {
+  hwinfer_stream* stream = &on;
+  RmsNormProblem p;
+  p.n_tokens = d.n_tokens;
+  p.dim = d.dim;
+  p.eps = d.eps;
+  p.x = row_operand(d.x);
+  if (d.residual.buffer != nullptr) p.residual = row_operand(d.residual);
+  p.out = row_operand(d.out);
+  p.weight = reinterpret_cast<const float*>(view_data(d.weight));
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
+    rms_norm(p, *pool);
+    return nullptr;
   });
 }
 
@@ -159,23 +154,18 @@ void silu_mul(const SiluMulProblem& p, ThreadPool& pool) {
 
 }  // namespace
 
-hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
-  return guarded("silu_mul", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "silu_mul: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "silu_mul: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    SiluMulProblem p;
-    p.n_tokens = desc->n_tokens;
-    p.dim = desc->dim;
-    p.gate = row_operand(desc->gate);
-    p.up = row_operand(desc->up);
-    p.out = row_operand(desc->out);
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
-      silu_mul(p, *pool);
-      return nullptr;
-    });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_silu_mul_desc& d) {
+  hwinfer_stream* stream = &on;
+  SiluMulProblem p;
+  p.n_tokens = d.n_tokens;
+  p.dim = d.dim;
+  p.gate = row_operand(d.gate);
+  p.up = row_operand(d.up);
+  p.out = row_operand(d.out);
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
+    silu_mul(p, *pool);
+    return nullptr;
   });
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "cpu_kernels.h"
 #include "kit/kernel_checks.h"
 #include "reference/half.h"
 #include "thread_pool.h"
@@ -224,42 +225,32 @@ std::function<void(ThreadPool&)> rope_work(const hwinfer_rope_desc& checked) {
   return [p](ThreadPool& pool) { rope(p, pool); };
 }
 
-hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
-  return guarded("rope", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "rope: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "rope: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue([work = rope_work(*desc), pool]() -> hwinfer_error* {
-      work(*pool);
-      return nullptr;
-    });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rope_desc& d) {
+  hwinfer_stream* stream = &on;
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue([work = rope_work(d), pool]() -> hwinfer_error* {
+    work(*pool);
+    return nullptr;
   });
 }
 
 // ---- embedding ---------------------------------------------------------------------------------
 
-hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc) {
-  return guarded("embedding", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "embedding: stream")) return error;
-    if (hwinfer_error* error = require_non_null(desc, "embedding: desc")) return error;
-    if (hwinfer_error* error = backend::check_kernel(check_context(stream->device, true), *desc))
-      return error;
-    EmbeddingProblem p;
-    p.n_tokens = desc->n_tokens;
-    p.vocab = desc->vocab;
-    p.dim = desc->dim;
-    p.dtype = desc->table.dtype;
-    p.table = view_data(desc->table);
-    p.table_row_stride = desc->table.strides_bytes[0];
-    p.ids = view_data(desc->ids);
-    p.id_stride = desc->ids.strides_bytes[0];
-    p.out = view_data(desc->out);
-    p.out_row_stride = desc->out.strides_bytes[0];
-    ThreadPool* pool = stream->pool;
-    return stream->worker.enqueue([p, pool]() -> hwinfer_error* { return embedding(p, *pool); });
-  });
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_embedding_desc& d) {
+  hwinfer_stream* stream = &on;
+  EmbeddingProblem p;
+  p.n_tokens = d.n_tokens;
+  p.vocab = d.vocab;
+  p.dim = d.dim;
+  p.dtype = d.table.dtype;
+  p.table = view_data(d.table);
+  p.table_row_stride = d.table.strides_bytes[0];
+  p.ids = view_data(d.ids);
+  p.id_stride = d.ids.strides_bytes[0];
+  p.out = view_data(d.out);
+  p.out_row_stride = d.out.strides_bytes[0];
+  ThreadPool* pool = stream->pool;
+  return stream->worker.enqueue([p, pool]() -> hwinfer_error* { return embedding(p, *pool); });
 }
 
 }  // namespace hwinfer::cpu
