@@ -33,20 +33,21 @@ struct CpuKernels {
     return cpu::check_context(stream.device, true);
   }
   // kernels.cpp
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_gemm_desc& d);
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_matmul_quantized_desc& d);
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_bandwidth_probe_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_matmul_quantized_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_bandwidth_probe_desc& d);
   // rowwise_ops.cpp
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_rms_norm_desc& d);
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_silu_mul_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rms_norm_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_silu_mul_desc& d);
   // token_ops.cpp
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_rope_desc& d);
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_embedding_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rope_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_embedding_desc& d);
   // paged_kv_slots.cpp
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_kv_append_desc& d);
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_rope_kv_append_desc& d);
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_attention_decode_paged_desc& d);
-  static hwinfer_error* enqueue(hwinfer_stream& on, const hwinfer_attention_prefill_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_kv_append_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rope_kv_append_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream,
+                                const hwinfer_attention_decode_paged_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_attention_prefill_desc& d);
 };
 
 }  // namespace hwinfer::cpu

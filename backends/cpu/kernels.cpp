@@ -82,20 +82,19 @@ GemmF32Problem gemm_f32_problem(const GemmHalfProblem& h) {
 
 }  // namespace
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_gemm_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& d) {
   const GemmHalfProblem problem = gemm_problem(d);
-  ThreadPool* pool = stream->pool;
-  const GemmIsa isa = stream->gemm_isa;
+  ThreadPool* pool = stream.pool;
+  const GemmIsa isa = stream.gemm_isa;
   if (gemm_is_f32(d)) {
     const GemmF32Problem f32 = gemm_f32_problem(problem);
-    return stream->worker.enqueue([f32, pool, isa]() -> hwinfer_error* {
+    return stream.worker.enqueue([f32, pool, isa]() -> hwinfer_error* {
       gemm_f32(f32, *pool, isa);
       return nullptr;
     });
   }
-  return stream->worker.enqueue([problem, pool, isa, stream]() -> hwinfer_error* {
-    gemm_half(problem, *pool, isa, stream->scratch);
+  return stream.worker.enqueue([problem, pool, isa, scratch = &stream.scratch]() -> hwinfer_error* {
+    gemm_half(problem, *pool, isa, *scratch);
     return nullptr;
   });
 }
@@ -103,8 +102,7 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_gemm_desc& 
 // ---- quantized matmul --------------------------------------------------------------------------
 //   x: [m, k] F32;  w: [n, k] any GGUF block type (blocks along k);  y: [m, n] F32
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_matmul_quantized_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_matmul_quantized_desc& d) {
   constexpr int64_t kF32 = sizeof(float);
   MatmulQuantizedProblem p;
   p.m = d.m;
@@ -119,10 +117,10 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_matmul_quan
   p.y = reinterpret_cast<float*>(view_data(d.y));
   p.y_row_stride = d.y.strides_bytes[0] / kF32;
   p.y_col_stride = d.y.strides_bytes[1] / kF32;
-  ThreadPool* pool = stream->pool;
-  const GemmIsa isa = stream->gemm_isa;
-  return stream->worker.enqueue([p, pool, isa, stream]() -> hwinfer_error* {
-    matmul_quantized(p, *pool, isa, stream->scratch);
+  ThreadPool* pool = stream.pool;
+  const GemmIsa isa = stream.gemm_isa;
+  return stream.worker.enqueue([p, pool, isa, scratch = &stream.scratch]() -> hwinfer_error* {
+    matmul_quantized(p, *pool, isa, *scratch);
     return nullptr;
   });
 }
@@ -131,8 +129,7 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_matmul_quan
 //   src: [size_bytes] I8 (READ, COPY);  dst: [size_bytes] I8 (COPY, WRITE);  sink: [>= 64] I8
 //   (READ)
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_bandwidth_probe_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_bandwidth_probe_desc& d) {
   BandwidthProbeArgs args;
   args.mode = d.mode;
   args.iterations = d.iterations;
@@ -140,8 +137,8 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_bandwidth_p
   if (d.mode != HWINFER_PROBE_WRITE) args.src = view_data(d.src);
   if (d.mode != HWINFER_PROBE_READ) args.dst = view_data(d.dst);
   if (d.mode == HWINFER_PROBE_READ) args.sink = view_data(d.sink);
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue([args, pool]() -> hwinfer_error* {
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue([args, pool]() -> hwinfer_error* {
     bandwidth_probe(args, *pool);
     return nullptr;
   });

@@ -85,11 +85,10 @@ KvAppendProblem kv_append_problem(const hwinfer_kv_append_desc& d) {
 //   k, v: [n_tokens, n_kv_heads, head_dim] F32 | F16;  slot_mapping: [n_tokens] I32
 //   k_cache, v_cache (+ scales): the paged layout; outputs, must not overlap each other.
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_kv_append_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_kv_append_desc& d) {
   const KvAppendProblem problem = kv_append_problem(d);
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue(
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue(
       [problem, pool]() -> hwinfer_error* { return kv_append(problem, *pool); });
 }
 
@@ -101,14 +100,13 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_kv_append_d
 // kernels, and a bad slot is reported as kv_append reports it (after the rotation, as when the two
 // run one after the other).
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rope_kv_append_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_rope_kv_append_desc& d) {
   hwinfer_rope_desc rope;
   hwinfer_kv_append_desc append;
   hwinfer_split_rope_kv_append(&d, &rope, &append);
   const KvAppendProblem problem = kv_append_problem(append);
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue([rotate = rope_work(rope), problem, pool]() -> hwinfer_error* {
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue([rotate = rope_work(rope), problem, pool]() -> hwinfer_error* {
     rotate(*pool);
     return kv_append(problem, *pool);
   });
@@ -118,9 +116,8 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rope_kv_app
 //   q, out: [n_seqs, n_heads, head_dim] F32 | F16 (out has q's dtype);  pools: paged layout with
 //   num_blocks = k_cache.shape[0];  block_tables: [n_seqs, max_blocks_per_seq];  context_lens.
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on,
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream,
                                    const hwinfer_attention_decode_paged_desc& d) {
-  hwinfer_stream* stream = &on;
   AttentionDecodeProblem problem;
   problem.n_seqs = d.n_seqs;
   problem.n_heads = d.n_heads;
@@ -137,9 +134,9 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on,
   problem.k = paged_pool(d.k_cache, d.k_scales);
   problem.v = paged_pool(d.v_cache, d.v_scales);
   problem.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
-  ThreadPool* pool = stream->pool;
+  ThreadPool* pool = stream.pool;
   const bool use_avx2 = cpu_can_use_avx2_kernels();
-  return stream->worker.enqueue([problem, pool, use_avx2]() -> hwinfer_error* {
+  return stream.worker.enqueue([problem, pool, use_avx2]() -> hwinfer_error* {
     return attention_decode_paged(problem, *pool, use_avx2);
   });
 }
@@ -149,8 +146,8 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on,
 //   n_kv_heads, head_dim] F32 | F16;  query_start: [n_seqs + 1] I32;  optional paged prefix with
 //   block_tables [n_seqs, max_blocks_per_seq] (max_blocks_per_seq = its shape[1]), context_lens.
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_attention_prefill_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream,
+                                   const hwinfer_attention_prefill_desc& d) {
   auto matrix = [](const hwinfer_tensor_view& view) {
     TokenMatrix m;
     m.data = view_data(view);
@@ -181,8 +178,8 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_attention_p
     problem.v_cache = paged_pool(d.v_cache, d.v_scales);
     problem.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
   }
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue(
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue(
       [problem, pool]() -> hwinfer_error* { return attention_prefill(problem, *pool); });
 }
 

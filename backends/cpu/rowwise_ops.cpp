@@ -107,8 +107,7 @@ void rms_norm(const RmsNormProblem& p, ThreadPool& pool) {
 
 }  // namespace
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rms_norm_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_rms_norm_desc& d) {
   RmsNormProblem p;
   p.n_tokens = d.n_tokens;
   p.dim = d.dim;
@@ -117,8 +116,8 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rms_norm_de
   if (d.residual.buffer != nullptr) p.residual = row_operand(d.residual);
   p.out = row_operand(d.out);
   p.weight = reinterpret_cast<const float*>(view_data(d.weight));
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue([p, pool]() -> hwinfer_error* {
     rms_norm(p, *pool);
     return nullptr;
   });
@@ -154,16 +153,15 @@ void silu_mul(const SiluMulProblem& p, ThreadPool& pool) {
 
 }  // namespace
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_silu_mul_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_silu_mul_desc& d) {
   SiluMulProblem p;
   p.n_tokens = d.n_tokens;
   p.dim = d.dim;
   p.gate = row_operand(d.gate);
   p.up = row_operand(d.up);
   p.out = row_operand(d.out);
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue([p, pool]() -> hwinfer_error* {
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue([p, pool]() -> hwinfer_error* {
     silu_mul(p, *pool);
     return nullptr;
   });

@@ -225,10 +225,9 @@ std::function<void(ThreadPool&)> rope_work(const hwinfer_rope_desc& checked) {
   return [p](ThreadPool& pool) { rope(p, pool); };
 }
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rope_desc& d) {
-  hwinfer_stream* stream = &on;
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue([work = rope_work(d), pool]() -> hwinfer_error* {
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_rope_desc& d) {
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue([work = rope_work(d), pool]() -> hwinfer_error* {
     work(*pool);
     return nullptr;
   });
@@ -236,8 +235,7 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_rope_desc& 
 
 // ---- embedding ---------------------------------------------------------------------------------
 
-hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_embedding_desc& d) {
-  hwinfer_stream* stream = &on;
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_embedding_desc& d) {
   EmbeddingProblem p;
   p.n_tokens = d.n_tokens;
   p.vocab = d.vocab;
@@ -249,8 +247,8 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& on, const hwinfer_embedding_d
   p.id_stride = d.ids.strides_bytes[0];
   p.out = view_data(d.out);
   p.out_row_stride = d.out.strides_bytes[0];
-  ThreadPool* pool = stream->pool;
-  return stream->worker.enqueue([p, pool]() -> hwinfer_error* { return embedding(p, *pool); });
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue([p, pool]() -> hwinfer_error* { return embedding(p, *pool); });
 }
 
 }  // namespace hwinfer::cpu
