@@ -11,15 +11,15 @@ template=sdk/template/src
 kinds=(GEMM MATMUL_QUANTIZED ATTENTION_PREFILL ATTENTION_DECODE_PAGED KV_APPEND RMS_NORM ROPE
        SILU_MUL EMBEDDING BANDWIDTH_PROBE ROPE_KV_APPEND)
 
-count_lines() { cat "$@" 2>/dev/null | wc -l; }
+count_lines() { { cat "$@" 2>/dev/null || true; } | wc -l; }
 
-echo "## Lines per plugin (entry, internal header, plumbing = entry + header + device, memory,"
-echo "## stream, event, kernels.cpp; all = every source in the folder)"
+echo "## Lines per plugin (entry, internal header, plumbing = entry + *_internal.h + *_backend.h +"
+echo "## device, memory, stream, event, kernels.cpp; all = every source in the folder)"
 printf '%-22s %8s %8s %9s %8s\n' plugin entry internal plumbing all
 for dir in "${backends[@]}"; do
   entry=$(count_lines "$dir"/plugin_entry.cpp)
   internal=$(count_lines "$dir"/*_internal.h)
-  plumbing=$(count_lines "$dir"/plugin_entry.cpp "$dir"/*_internal.h \
+  plumbing=$(count_lines "$dir"/plugin_entry.cpp "$dir"/*_internal.h "$dir"/*_backend.h \
     "$dir"/{device,memory,stream,event,kernels}.cpp)
   all=$(find "$dir" -type f \( -name '*.cpp' -o -name '*.h' -o -name '*.cu' -o -name '*.comp' \) \
     -exec cat {} + | wc -l)

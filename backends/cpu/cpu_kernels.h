@@ -1,8 +1,8 @@
 // cpu_kernels.h — the kernels the CPU plugin runs, as the plugin kit wants them
 // (sdk/kit/kernel_slots.h): one CpuKernels::enqueue overload per kind, defined in the file named
 // beside it. The kit's slot has already checked NULLs and run the kind's shared check
-// (sdk/kit/kernel_checks.h, the one kernel_query answers with) when an overload runs; kernels.cpp
-// makes the kernel table from the struct.
+// (sdk/kit/kernel_checks.h, the one kernel_query answers with) when an overload runs; CpuBackend
+// (cpu_backend.h) inherits them, and the kit makes the kernel table from it.
 //
 // Must not run kernels on the enqueueing thread: each overload queues its work on the stream's
 // worker; errors found while running (an embedding id, a KV slot or block id out of range) come
@@ -28,10 +28,6 @@
 namespace hwinfer::cpu {
 
 struct CpuKernels {
-  static constexpr const char* kName = kPluginName;
-  static backend::CheckContext check_context(const hwinfer_stream& stream) {
-    return cpu::check_context(stream.device, true);
-  }
   // kernels.cpp
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& d);
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_matmul_quantized_desc& d);

@@ -8,7 +8,7 @@
 #include <cinttypes>
 #include <utility>
 
-#include "cpu_internal.h"
+#include "cpu_backend.h"
 
 namespace hwinfer::cpu {
 
@@ -57,110 +57,62 @@ hwinfer_error* completed_timestamp(hwinfer_event* event, const char* which, uint
 
 }  // namespace
 
-hwinfer_error* event_create(hwinfer_device* device, hwinfer_event** out) {
-  return guarded("event_create", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(device, "event_create: device")) return error;
-    if (hwinfer_error* error = require_non_null(out, "event_create: out")) return error;
-    auto* event = new hwinfer_event;
-    event->device = device;
-    device->live_events.fetch_add(1);
-    *out = event;
+hwinfer_error* CpuBackend::record(hwinfer_event& event, hwinfer_stream& stream) {
+  // Hold the event's lock across the enqueue so the generation is published only if the record
+  // was queued; the worker takes this lock only after the queue's, never while holding it.
+  std::lock_guard<std::mutex> lock(event.mutex);
+  const uint64_t generation = event.recorded_generation + 1;
+  StreamWorker::Task task = [event = &event, generation]() -> hwinfer_error* {
+    complete_event(event, generation);
     return nullptr;
-  });
+  };
+  if (hwinfer_error* error = stream.worker.enqueue(std::move(task))) return error;
+  event.recorded_generation = generation;
+  return nullptr;
 }
 
-void event_destroy(hwinfer_event* event) {
-  if (event == nullptr) return;
-  hwinfer_device* device = event->device;
-  delete event;
-  device->live_events.fetch_sub(1);
-}
-
-hwinfer_error* event_record(hwinfer_event* event, hwinfer_stream* stream) {
-  return guarded("event_record", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(event, "event_record: event")) return error;
-    if (hwinfer_error* error = require_non_null(stream, "event_record: stream")) return error;
-    if (event->device != stream->device) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "cpu event_record: the event and the stream belong to different "
-                                "devices");
-    }
-    // Hold the event's lock across the enqueue so the generation is published only if the record
-    // was queued; the worker takes this lock only after the queue's, never while holding it.
-    std::lock_guard<std::mutex> lock(event->mutex);
-    const uint64_t generation = event->recorded_generation + 1;
-    StreamWorker::Task task = [event, generation]() -> hwinfer_error* {
-      complete_event(event, generation);
-      return nullptr;
-    };
-    if (hwinfer_error* error = stream->worker.enqueue(std::move(task))) return error;
-    event->recorded_generation = generation;
-    return nullptr;
-  });
-}
-
-hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event) {
-  return guarded("stream_wait_event", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "stream_wait_event: stream")) return error;
-    if (hwinfer_error* error = require_non_null(event, "stream_wait_event: event")) return error;
-    if (event->device != stream->device) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "cpu stream_wait_event: the event and the stream belong to "
-                                "different devices");
-    }
-    uint64_t generation = 0;
-    {
-      std::lock_guard<std::mutex> lock(event->mutex);
-      // Never recorded, or already reached: nothing to wait for.
-      if (event->completed_generation >= event->recorded_generation) return nullptr;
-      generation = event->recorded_generation;
-    }
-    return stream->worker.enqueue([event, generation]() -> hwinfer_error* {
-      wait_for_generation(event, generation);
-      return nullptr;
-    });
-  });
-}
-
-hwinfer_error* event_synchronize(hwinfer_event* event) {
-  if (hwinfer_error* error = require_non_null(event, "event_synchronize: event")) return error;
+hwinfer_error* CpuBackend::wait(hwinfer_stream& stream, hwinfer_event& event) {
   uint64_t generation = 0;
   {
-    std::lock_guard<std::mutex> lock(event->mutex);
-    generation = event->recorded_generation;
+    std::lock_guard<std::mutex> lock(event.mutex);
+    // Never recorded, or already reached: nothing to wait for.
+    if (event.completed_generation >= event.recorded_generation) return nullptr;
+    generation = event.recorded_generation;
   }
-  wait_for_generation(event, generation);
+  return stream.worker.enqueue([event = &event, generation]() -> hwinfer_error* {
+    wait_for_generation(event, generation);
+    return nullptr;
+  });
+}
+
+hwinfer_error* CpuBackend::synchronize(hwinfer_event& event) {
+  uint64_t generation = 0;
+  {
+    std::lock_guard<std::mutex> lock(event.mutex);
+    generation = event.recorded_generation;
+  }
+  wait_for_generation(&event, generation);
   return nullptr;
 }
 
-hwinfer_error* event_query(hwinfer_event* event, uint32_t* out_complete) {
-  if (hwinfer_error* error = require_non_null(event, "event_query: event")) return error;
-  if (hwinfer_error* error = require_non_null(out_complete, "event_query: out_complete")) {
-    return error;
-  }
-  std::lock_guard<std::mutex> lock(event->mutex);
-  *out_complete = event->completed_generation >= event->recorded_generation ? 1u : 0u;
+hwinfer_error* CpuBackend::is_complete(hwinfer_event& event, bool* complete) {
+  std::lock_guard<std::mutex> lock(event.mutex);
+  *complete = event.completed_generation >= event.recorded_generation;
   return nullptr;
 }
 
-hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end,
-                                uint64_t* out_elapsed_ns) {
-  if (hwinfer_error* error = require_non_null(start, "event_elapsed_ns: start")) return error;
-  if (hwinfer_error* error = require_non_null(end, "event_elapsed_ns: end")) return error;
-  if (hwinfer_error* error = require_non_null(out_elapsed_ns, "event_elapsed_ns: out_elapsed_ns")) {
-    return error;
-  }
+hwinfer_error* CpuBackend::elapsed_ns(hwinfer_event& start, hwinfer_event& end, uint64_t* out) {
   uint64_t start_ns = 0;
   uint64_t end_ns = 0;
-  if (hwinfer_error* error = completed_timestamp(start, "start", &start_ns)) return error;
-  if (hwinfer_error* error = completed_timestamp(end, "end", &end_ns)) return error;
+  if (hwinfer_error* error = completed_timestamp(&start, "start", &start_ns)) return error;
+  if (hwinfer_error* error = completed_timestamp(&end, "end", &end_ns)) return error;
   if (end_ns < start_ns) {
     return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
                               "cpu event_elapsed_ns: the end event completed %" PRIu64
                               " ns before the start event",
                               start_ns - end_ns);
   }
-  *out_elapsed_ns = end_ns - start_ns;
+  *out = end_ns - start_ns;
   return nullptr;
 }
 

@@ -113,8 +113,8 @@ CpuIdentity read_cpu_identity() {
   return identity;
 }
 
-HostMemory read_host_memory() {
-  HostMemory memory;
+HostMemoryInfo read_host_memory() {
+  HostMemoryInfo memory;
   const long page_bytes = sysconf(_SC_PAGESIZE);
   const long total_pages = sysconf(_SC_PHYS_PAGES);
   const long free_pages = sysconf(_SC_AVPHYS_PAGES);

@@ -20,7 +20,7 @@ struct CpuIdentity {
   std::array<uint8_t, 16> uuid;  // hash of /etc/machine-id, or all zero
 };
 
-struct HostMemory {
+struct HostMemoryInfo {
   uint64_t total_bytes = 0;
   uint64_t available_bytes = 0;  // MemAvailable, else free pages
 };
@@ -37,7 +37,7 @@ uint64_t meminfo_bytes(std::string_view text, std::string_view key);
 std::array<uint8_t, 16> uuid_from_machine_id(std::string_view machine_id);
 
 CpuIdentity read_cpu_identity();
-HostMemory read_host_memory();
+HostMemoryInfo read_host_memory();
 
 // True when this build has the AVX2 kernels (HWINFER_CPU_HAVE_AVX2_KERNEL) and the CPU runs AVX2,
 // FMA and F16C: the one check in front of every *_avx2.cpp kernel (GEMM, quantized matmul,

@@ -1,9 +1,9 @@
-// kernels.cpp — the CPU plugin's kernel table and kernel_query. Every slot is implemented: GEMM
+// kernels.cpp — the CPU plugin's matmul and probe kernels. Every kind is implemented: GEMM
 // (every mix of F32, F16 and BF16 operands), the quantized matmul (Q8_0 and Q4_0 weights), the
 // bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, rope_kv_append (ABI 1.1: rope
 // then kv_append in one work item), attention_decode_paged and attention_prefill.
 //
-// The slots are the plugin kit's (sdk/kit/kernel_slots.h) over CpuKernels (cpu_kernels.h):
+// The slots and kernel_query are the plugin kit's (sdk/kit/kernel_slots.h) over CpuKernels:
 // descriptor validation is sdk/kit/kernel_checks.h, the same for every backend: each slot runs its
 // kind's check with buffers required, and kernel_query answers with the same checks
 // (sdk/kit/kernel_query.h), views without buffers accepted, so the two never disagree. The CPU has
@@ -16,7 +16,6 @@
 #include "gemm_f32.h"
 #include "gemm_half.h"
 #include "kit/kernel_checks.h"
-#include "kit/kernel_query.h"
 #include "kit/kernel_slots.h"
 #include "matmul_quantized.h"
 
@@ -144,16 +143,6 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_bandwid
   });
 }
 
-const hwinfer_kernel_table kKernelTable = kit::make_kernel_table<CpuKernels>();
 static_assert(kit::kernel_count<CpuKernels>() == kit::kKernelKindCount, "the CPU runs every kind");
-
-hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
-                            hwinfer_kernel_support* out) {
-  return guarded("kernel_query", [&]() -> hwinfer_error* {
-    return backend::answer_kernel_query(check_context(device, false), desc, out);
-  });
-}
-
-const hwinfer_kernel_table* kernel_table() { return &kKernelTable; }
 
 }  // namespace hwinfer::cpu

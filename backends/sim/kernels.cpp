@@ -1,4 +1,4 @@
-// kernels.cpp — the sim plugin's kernel table and kernel_query.
+// kernels.cpp — the sim plugin's kernels (the kit makes their slots and kernel_query).
 //
 // Every slot: validate (sdk/kit/kernel_checks.h: the CPU backend's checks, so the sim
 // accepts exactly what a real backend accepts; kernel_query answers with the same ones), count the
@@ -15,7 +15,6 @@
 #include "fingerprint.h"
 #include "hwinfer/kernel_cost.h"
 #include "kit/kernel_checks.h"
-#include "kit/kernel_query.h"
 #include "kit/kernel_slots.h"
 #include "sim_internal.h"
 
@@ -201,40 +200,26 @@ void write_outputs(hwinfer_stream*, const hwinfer_bandwidth_probe_desc&) {
   // Time only: the probe's bytes are modelled, not moved.
 }
 
-// ---- slots: every kind, through the plugin kit (sdk/kit/kernel_slots.h) ------------------------
-
-// The kit checks NULLs and the descriptor (check_context below), then enqueue prices the kernel
-// on the virtual clock with the core's cost count and writes its pseudo-output.
-struct SimKernels {
-  static constexpr const char* kName = kPluginName;
-  static backend::CheckContext check_context(const hwinfer_stream& stream) {
-    return sim::check_context(stream.device, true);
-  }
-  template <typename Desc>
-  static hwinfer_error* enqueue(hwinfer_stream& stream, const Desc& desc) {
-    const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
-      return read_int_array(view, out);
-    };
-    const KernelCost cost =
-        CountKernelCost(reinterpret_cast<const hwinfer_kernel_desc&>(desc), reader);
-    advance_clock(&stream, kernel_ns(stream.device->plugin->spec, cost));
-    write_outputs(&stream, desc);
-    return nullptr;
-  }
-};
-
-const hwinfer_kernel_table kKernelTable = kit::make_kernel_table<SimKernels>();
-static_assert(kit::kernel_count<SimKernels>() == kit::kKernelKindCount, "the sim runs every kind");
-
 }  // namespace
 
-hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
-                            hwinfer_kernel_support* out) {
-  return guarded("kernel_query", [&]() -> hwinfer_error* {
-    return backend::answer_kernel_query(check_context(device, false), desc, out);
-  });
+// The kit has checked NULLs and the descriptor (SimBackend::check_context); this prices the kernel
+// on the virtual clock with the core's cost count and writes its pseudo-output.
+template <typename Desc>
+hwinfer_error* SimBackend::enqueue(hwinfer_stream& stream, const Desc& desc) {
+  const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
+    return read_int_array(view, out);
+  };
+  const KernelCost cost =
+      CountKernelCost(reinterpret_cast<const hwinfer_kernel_desc&>(desc), reader);
+  advance_clock(&stream, kernel_ns(stream.device->plugin->spec, cost));
+  write_outputs(&stream, desc);
+  return nullptr;
 }
 
-const hwinfer_kernel_table* kernel_table() { return &kKernelTable; }
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  template hwinfer_error* SimBackend::enqueue(hwinfer_stream&, const descriptor&);
+#include "hwinfer/kernel_kinds.def"
+
+static_assert(kit::kernel_count<SimBackend>() == kit::kKernelKindCount, "the sim runs every kind");
 
 }  // namespace hwinfer::sim

@@ -1,5 +1,5 @@
-// plugin_entry.cpp — the sim plugin's one exported symbol (hwinfer_plugin_query), its static API
-// table, and the plugin lifecycle: plugin_init parses the options and reads the hardware file.
+// plugin_entry.cpp — the sim plugin's one exported symbol (hwinfer_plugin_query, made by the plugin
+// kit from SimBackend) and plugin_init's part: the options and the hardware file.
 //
 // Options (plugin_init):
 //   hardware = path to a configs/hardware/*.yaml file (hwinfer/hardware_spec.h), or a bare name
@@ -16,7 +16,6 @@
 #include <dlfcn.h>
 
 #include <cinttypes>
-#include <cstdarg>
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
@@ -24,11 +23,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <type_traits>
 
+#include "kit/plugin_api.h"
 #include "kit/plugin_log.h"
 #include "kit/plugin_options.h"
-#include "kit/plugin_query.h"
 #include "sim_internal.h"
 
 #ifndef HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR
@@ -59,10 +57,6 @@ struct PluginOptions {
 
 hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_options,
                                     PluginOptions* out) {
-  if (hwinfer_error* error =
-          backend::check_option_array(kPluginName, "plugin_init", options, n_options)) {
-    return error;
-  }
   for (size_t i = 0; i < n_options; ++i) {
     const hwinfer_option& option = options[i];
     if (hwinfer_error* error = backend::check_option(kPluginName, "plugin_init", option, i)) {
@@ -160,118 +154,31 @@ hwinfer_error* load_hardware(const std::string& option, HardwareSpec* out) {
   return nullptr;
 }
 
-const hwinfer_plugin_api kApi = {
-    .struct_size = sizeof(hwinfer_plugin_api),
-    .abi_major = HWINFER_ABI_MAJOR,
-    .abi_minor = HWINFER_ABI_MINOR,
-    .reserved0 = 0,
-    .name = kPluginName,
-    .version = HWINFER_SIM_PLUGIN_VERSION,
-    .plugin_init = &plugin_init,
-    .plugin_destroy = &plugin_destroy,
-    .device_count = &device_count,
-    .device_get_info = &device_get_info,
-    .device_open = &device_open,
-    .device_close = &device_close,
-    .buffer_alloc = &buffer_alloc,
-    .buffer_free = &buffer_free,
-    .buffer_map = &buffer_map,
-    .buffer_import_host = nullptr,  // not provided: the host uploads weights into our buffers
-    .stream_create = &stream_create,
-    .stream_destroy = &stream_destroy,
-    .stream_synchronize = &stream_synchronize,
-    .copy_h2d = &copy_h2d,
-    .copy_d2h = &copy_d2h,
-    .copy_d2d = &copy_d2d,
-    .event_create = &event_create,
-    .event_destroy = &event_destroy,
-    .event_record = &event_record,
-    .stream_wait_event = &stream_wait_event,
-    .event_synchronize = &event_synchronize,
-    .event_query = &event_query,
-    .event_elapsed_ns = &event_elapsed_ns,
-    .kernel_query = &kernel_query,
-    .kernels = nullptr,  // set by hwinfer_plugin_query (kernel_table() lives in kernels.cpp)
-    .stream_begin_capture = nullptr,  // graphs (ABI 1.1): not provided
-    .stream_end_capture = nullptr,
-    .graph_launch = nullptr,
-    .graph_destroy = nullptr,
-};
-
 }  // namespace
 
-void log_message(const hwinfer_host_api* host, uint32_t level, const char* format, ...) {
-  va_list args;
-  va_start(args, format);
-  backend::vlog_message(host, level, kPluginName, format, args);
-  va_end(args);
-}
-
-hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,
-                           size_t n_options, hwinfer_plugin** out) {
-  return guarded("plugin_init", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(host, "plugin_init: host")) return error;
-    if (hwinfer_error* error = require_non_null(out, "plugin_init: out")) return error;
-    PluginOptions parsed;
-    if (hwinfer_error* error = parse_plugin_options(options, n_options, &parsed)) return error;
-    auto plugin = std::make_unique<hwinfer_plugin>();
-    if (hwinfer_error* error = load_hardware(parsed.hardware, &plugin->spec)) return error;
-    plugin->host = host;
-    plugin->memory_total_bytes = plugin->spec.memory_bytes > 0
-                                     ? static_cast<uint64_t>(plugin->spec.memory_bytes)
-                                     : kDefaultMemoryBytes;
-    plugin->backed_limit_bytes = parsed.backed_limit_mib * kMiB;
-    plugin->device_count = static_cast<uint32_t>(parsed.devices);
-    plugin->open.assign(plugin->device_count, false);
-    plugin->allocated.assign(plugin->device_count, 0);
-    log_message(host, HWINFER_LOG_INFO,
-                "sim plugin %s: %" PRIu32 " simulated '%s' device%s from %s (%.0f GB/s, %" PRIu64
-                " MiB backed per buffer at most; timestamps are virtual)",
-                HWINFER_SIM_PLUGIN_VERSION, plugin->device_count, plugin->spec.name.c_str(),
-                plugin->device_count == 1 ? "" : "s", plugin->spec.file.c_str(),
-                plugin->spec.peak_bandwidth_bytes_per_s / 1e9, parsed.backed_limit_mib);
-    *out = plugin.release();
-    return nullptr;
-  });
-}
-
-void plugin_destroy(hwinfer_plugin* plugin) {
-  if (plugin == nullptr) return;
-  try {
-    for (uint32_t i = 0; i < plugin->device_count; ++i) {
-      if (plugin->open[i]) {
-        log_message(plugin->host, HWINFER_LOG_WARNING,
-                    "sim plugin_destroy: device %" PRIu32
-                    " is still open; the host must close it "
-                    "first (its handle now dangles)",
-                    i);
-      }
-    }
-    delete plugin;
-  } catch (...) {
-    // Nothing may escape across the ABI.
-  }
+hwinfer_error* SimBackend::init(const hwinfer_host_api& host, const hwinfer_option* options,
+                                size_t n_options, std::unique_ptr<hwinfer_plugin>* out) {
+  PluginOptions parsed;
+  if (hwinfer_error* error = parse_plugin_options(options, n_options, &parsed)) return error;
+  auto plugin = std::make_unique<hwinfer_plugin>();
+  if (hwinfer_error* error = load_hardware(parsed.hardware, &plugin->spec)) return error;
+  plugin->memory_total_bytes = plugin->spec.memory_bytes > 0
+                                   ? static_cast<uint64_t>(plugin->spec.memory_bytes)
+                                   : kDefaultMemoryBytes;
+  plugin->backed_limit_bytes = parsed.backed_limit_mib * kMiB;
+  plugin->device_count = static_cast<uint32_t>(parsed.devices);
+  plugin->allocated.assign(plugin->device_count, 0);
+  backend::log_message(&host, HWINFER_LOG_INFO, kPluginName,
+                       "sim plugin %s: %" PRIu32
+                       " simulated '%s' device%s from %s (%.0f GB/s, %" PRIu64
+                       " MiB backed per buffer at most; timestamps are virtual)",
+                       HWINFER_SIM_PLUGIN_VERSION, plugin->device_count, plugin->spec.name.c_str(),
+                       plugin->device_count == 1 ? "" : "s", plugin->spec.file.c_str(),
+                       plugin->spec.peak_bandwidth_bytes_per_s / 1e9, parsed.backed_limit_mib);
+  *out = std::move(plugin);
+  return nullptr;
 }
 
 }  // namespace hwinfer::sim
 
-extern "C" HWINFER_PLUGIN_EXPORT hwinfer_error* hwinfer_plugin_query(
-    uint32_t abi_major, uint32_t host_max_minor, const hwinfer_host_api* host,
-    const hwinfer_plugin_api** out_api) {
-  (void)host_max_minor;  // minor 0 is the oldest there is
-  (void)host;            // plugin_init receives it again
-  if (hwinfer_error* error =
-          hwinfer::backend::check_plugin_query(hwinfer::sim::kPluginName, abi_major, out_api)) {
-    return error;
-  }
-  static const hwinfer_plugin_api api = [] {
-    hwinfer_plugin_api table = hwinfer::sim::kApi;
-    table.kernels = hwinfer::sim::kernel_table();
-    return table;
-  }();
-  *out_api = &api;
-  return nullptr;
-}
-
-static_assert(std::is_same_v<decltype(&hwinfer_plugin_query), hwinfer_plugin_query_fn>,
-              "hwinfer_plugin_query must match plugin.h's hwinfer_plugin_query_fn");
+HWINFER_KIT_PLUGIN(hwinfer::sim::SimBackend);

@@ -6,11 +6,10 @@
 //
 // The backend is a struct of static members (C++17; no object, no virtual calls):
 //   struct MyBackend {
-//     static constexpr const char* kName = "mine";          // message prefix: "mine gemm: ..."
-//     static backend::CheckContext check_context(const hwinfer_stream& stream);  // buffers
-//     required static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc&
-//     desc);
-//     ...                                                    // one enqueue per kind it runs
+//     static constexpr const char* kName = "mine";  // message prefix: "mine gemm: ..."
+//     static backend::CheckContext check_context(const hwinfer_device&, bool require_buffers);
+//     static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& desc);
+//     ...                                           // one enqueue per kind it runs
 //   };
 //   const hwinfer_kernel_table kTable = kit::make_kernel_table<MyBackend>();
 //
@@ -28,6 +27,7 @@
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
 #include "kit/check_context.h"
+#include "kit/handles.h"
 #include "kit/kernel_checks.h"
 #include "kit/plugin_errors.h"
 
@@ -63,7 +63,7 @@ struct HasEnqueue<Backend, Desc,
 
 // The C slot of kind |Desc| for |Backend|.
 template <typename Backend, typename Desc>
-hwinfer_error* kernel_slot(hwinfer_stream* stream, const Desc* desc) noexcept {
+hwinfer_error* kernel_slot(StreamOf<Backend>* stream, const Desc* desc) noexcept {
   using Kind = KindOf<Desc>;
   return backend::guarded(Backend::kName, Kind::kName, [&]() -> hwinfer_error* {
     if (hwinfer_error* error =
@@ -74,7 +74,8 @@ hwinfer_error* kernel_slot(hwinfer_stream* stream, const Desc* desc) noexcept {
             backend::require_non_null(Backend::kName, desc, Kind::kDescArgument)) {
       return error;
     }
-    if (hwinfer_error* error = backend::check_kernel(Backend::check_context(*stream), *desc)) {
+    if (hwinfer_error* error =
+            backend::check_kernel(Backend::check_context(*stream->device, true), *desc)) {
       return error;
     }
     return Backend::enqueue(*stream, *desc);

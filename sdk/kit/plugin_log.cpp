@@ -20,4 +20,12 @@ void vlog_message(const hwinfer_host_api* host, uint32_t level, const char* plug
   host->log(host->host_context, level, plugin_name, message);
 }
 
+void log_message(const hwinfer_host_api* host, uint32_t level, const char* plugin_name,
+                 const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  vlog_message(host, level, plugin_name, format, args);
+  va_end(args);
+}
+
 }  // namespace hwinfer::backend

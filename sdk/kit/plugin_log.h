@@ -24,6 +24,14 @@ void vlog_message(const hwinfer_host_api* host, uint32_t level, const char* plug
 #endif
     ;
 
+// vlog_message with the arguments in place.
+void log_message(const hwinfer_host_api* host, uint32_t level, const char* plugin_name,
+                 const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
 }  // namespace hwinfer::backend
 
 #endif  // HWINFER_SDK_KIT_PLUGIN_LOG_H_

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "kit_test_support.h"
+
 struct hwinfer_device {
   int unused = 0;
 };
@@ -36,7 +38,7 @@ struct FakeBackend {
   static inline uint64_t probe_size = 0;
   static inline Behaviour behaviour = Behaviour::kOk;
 
-  static backend::CheckContext check_context(const hwinfer_stream& stream) {
+  static backend::CheckContext check_context(const hwinfer_device& device, bool require_buffers) {
     static const backend::BufferInfoFn kBuffers = {
         [](const hwinfer_buffer* b) { return b->size_bytes; },
         [](const hwinfer_buffer* b) -> const hwinfer_device* { return b->device; },
@@ -44,8 +46,8 @@ struct FakeBackend {
     backend::CheckContext context;
     context.plugin_name = kName;
     context.buffers = &kBuffers;
-    context.device = stream.device;
-    context.require_buffers = true;
+    context.device = &device;
+    context.require_buffers = require_buffers;
     return context;
   }
   static hwinfer_error* enqueue(hwinfer_stream&, const hwinfer_bandwidth_probe_desc& desc) {
@@ -69,16 +71,8 @@ struct FakeBackend {
 // A backend without a single kernel.
 struct EmptyBackend {
   static constexpr const char* kName = "empty";
-  static backend::CheckContext check_context(const hwinfer_stream&) { return {}; }
+  static backend::CheckContext check_context(const hwinfer_device&, bool) { return {}; }
 };
-
-// The code and message of |error|, which is destroyed.
-std::pair<uint32_t, std::string> Take(hwinfer_error* error) {
-  if (error == nullptr) return {HWINFER_STATUS_OK, ""};
-  std::pair<uint32_t, std::string> taken{error->code, error->message};
-  error->destroy(error);
-  return taken;
-}
 
 class KernelSlotsTest : public ::testing::Test {
  protected:
@@ -89,25 +83,7 @@ class KernelSlotsTest : public ::testing::Test {
     src_.device = &device_;
     src_.size_bytes = 4096;
     dst_ = src_;
-    std::memset(&probe_, 0, sizeof(probe_));
-    probe_.struct_size = sizeof(probe_);
-    probe_.kind = HWINFER_KERNEL_BANDWIDTH_PROBE;
-    probe_.mode = HWINFER_PROBE_COPY;
-    probe_.iterations = 1;
-    probe_.size_bytes = 4096;
-    probe_.src = View(&src_);
-    probe_.dst = View(&dst_);
-  }
-  static hwinfer_tensor_view View(hwinfer_buffer* buffer) {
-    hwinfer_tensor_view view;
-    std::memset(&view, 0, sizeof(view));
-    view.struct_size = sizeof(view);
-    view.dtype = HWINFER_DTYPE_I8;
-    view.buffer = buffer;
-    view.rank = 1;
-    view.shape[0] = static_cast<int64_t>(buffer->size_bytes);
-    view.strides_bytes[0] = 1;
-    return view;
+    probe_ = CopyProbe(&src_, &dst_, 4096);
   }
   hwinfer_error* Launch(hwinfer_stream* stream, const hwinfer_bandwidth_probe_desc* desc) {
     return table_.bandwidth_probe(stream, desc);
