@@ -1,7 +1,7 @@
-// cpu_backend.h — the CPU plugin as the plugin kit sees it (sdk/kit/plugin_api.h says what each
-// member is for): host memory from kit::HostMemory, the kernels from CpuKernels, and the device,
-// stream and event calls declared here, each defined in the file named. The kit checks every
-// argument, counts live objects and guards every slot; these run on valid handles.
+// cpu_backend.h — the CPU plugin as the plugin kit sees it (sdk/include/hwinfer/kit/plugin_api.h
+// says what each member is for): host memory from kit::HostMemory, the kernels from CpuKernels, and
+// the device, stream and event calls declared here, each defined in the file named. The kit checks
+// every argument, counts live objects and guards every slot; these run on valid handles.
 #ifndef HWINFER_BACKENDS_CPU_CPU_BACKEND_H_
 #define HWINFER_BACKENDS_CPU_CPU_BACKEND_H_
 
@@ -11,8 +11,8 @@
 
 #include "cpu_internal.h"
 #include "cpu_kernels.h"
-#include "kit/check_context.h"
-#include "kit/host_memory.h"
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/host_memory.h"
 
 namespace hwinfer::cpu {
 

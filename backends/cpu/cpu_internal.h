@@ -1,4 +1,5 @@
-// cpu_internal.h — the CPU plugin's handle types, on the plugin kit's bases (sdk/kit/handles.h).
+// cpu_internal.h — the CPU plugin's handle types, on the plugin kit's bases
+// (sdk/include/hwinfer/kit/handles.h).
 //
 // plugin.h only declares the opaque handle structs; this header defines them, so their contents
 // are ours to change: nothing here crosses the ABI. The kit writes every slot around them and the
@@ -17,10 +18,10 @@
 #include <utility>
 
 #include "gemm_f32.h"
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/handles.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/dtype_info.h"
-#include "kit/handles.h"
 #include "scratch_buffer.h"
 #include "stream_worker.h"
 #include "thread_pool.h"

@@ -1,8 +1,9 @@
 // cpu_kernels.h — the kernels the CPU plugin runs, as the plugin kit wants them
-// (sdk/kit/kernel_slots.h): one CpuKernels::enqueue overload per kind, defined in the file named
-// beside it. The kit's slot has already checked NULLs and run the kind's shared check
-// (sdk/kit/kernel_checks.h, the one kernel_query answers with) when an overload runs; CpuBackend
-// (cpu_backend.h) inherits them, and the kit makes the kernel table from it.
+// (sdk/include/hwinfer/kit/kernel_slots.h): one CpuKernels::enqueue overload per kind, defined in
+// the file named beside it. The kit's slot has already checked NULLs and run the kind's shared
+// check (sdk/include/hwinfer/kit/kernel_checks.h, the one kernel_query answers with) when an
+// overload runs; CpuBackend (cpu_backend.h) inherits them, and the kit makes the kernel table from
+// it.
 //
 // Must not run kernels on the enqueueing thread: each overload queues its work on the stream's
 // worker; errors found while running (an embedding id, a KV slot or block id out of range) come

@@ -3,20 +3,20 @@
 // bandwidth probe, rms_norm, silu_mul, rope, embedding, kv_append, rope_kv_append (ABI 1.1: rope
 // then kv_append in one work item), attention_decode_paged and attention_prefill.
 //
-// The slots and kernel_query are the plugin kit's (sdk/kit/kernel_slots.h) over CpuKernels:
-// descriptor validation is sdk/kit/kernel_checks.h, the same for every backend: each slot runs its
-// kind's check with buffers required, and kernel_query answers with the same checks
-// (sdk/kit/kernel_query.h), views without buffers accepted, so the two never disagree. The CPU has
-// no limits of its own beyond them (check_context sets no kernel_limits hook). The kernels
-// themselves run on the stream's worker thread and fan out through the plugin's pool; nothing here
-// may run a kernel on the enqueueing thread.
+// The slots and kernel_query are the plugin kit's (sdk/include/hwinfer/kit/kernel_slots.h) over
+// CpuKernels: descriptor validation is sdk/include/hwinfer/kit/kernel_checks.h, the same for every
+// backend: each slot runs its kind's check with buffers required, and kernel_query answers with the
+// same checks (sdk/include/hwinfer/kit/kernel_query.h), views without buffers accepted, so the two
+// never disagree. The CPU has no limits of its own beyond them (check_context sets no kernel_limits
+// hook). The kernels themselves run on the stream's worker thread and fan out through the plugin's
+// pool; nothing here may run a kernel on the enqueueing thread.
 #include "bandwidth_probe.h"
 #include "cpu_internal.h"
 #include "cpu_kernels.h"
 #include "gemm_f32.h"
 #include "gemm_half.h"
-#include "kit/kernel_checks.h"
-#include "kit/kernel_slots.h"
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_slots.h"
 #include "matmul_quantized.h"
 
 namespace hwinfer::cpu {

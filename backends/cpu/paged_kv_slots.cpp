@@ -6,7 +6,7 @@
 #include "attention_prefill.h"
 #include "cpu_kernels.h"
 #include "host_info.h"
-#include "kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kv_append.h"
 #include "token_ops.h"
 

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "cpu_backend.h"
-#include "kit/plugin_api.h"
-#include "kit/plugin_log.h"
-#include "kit/plugin_options.h"
+#include "hwinfer/kit/plugin_api.h"
+#include "hwinfer/kit/plugin_log.h"
+#include "hwinfer/kit/plugin_options.h"
 
 namespace hwinfer::cpu {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cpu_kernels.h"
-#include "kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "reference/half.h"
 #include "thread_pool.h"
 #include "weight_formats.h"

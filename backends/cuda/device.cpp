@@ -11,7 +11,7 @@
 #include <string>
 
 #include "gpu_internal.h"
-#include "kit/plugin_options.h"
+#include "hwinfer/kit/plugin_options.h"
 
 namespace hwinfer::gpu {
 

@@ -30,9 +30,9 @@
 #include <vector>
 
 #include "gpu_runtime.h"
+#include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/plugin_errors.h"
 
 #ifndef HWINFER_GPU_PLUGIN_VERSION
 #define HWINFER_GPU_PLUGIN_VERSION "0.0.0-unknown"

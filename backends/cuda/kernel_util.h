@@ -11,7 +11,7 @@
 #include <cstdint>
 
 #include "gpu_internal.h"
-#include "kit/check_context.h"
+#include "hwinfer/kit/check_context.h"
 
 namespace hwinfer::gpu {
 

@@ -2,15 +2,16 @@
 // declares. Each kernel family lives in its own kernels_<family>.cpp (host side: checks, launch
 // geometry) and <family>.cu (the kernels, shared by CUDA and HIP through gpu_device.h).
 //
-// Descriptors are validated by the checks every backend shares (sdk/kit/kernel_checks.h),
-// from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
-// backend rejects exactly what the CPU backend rejects; gpu_limits() adds what it cannot run as
-// UNSUPPORTED with the reason. Must not read buffer contents on the host.
+// Descriptors are validated by the checks every backend shares
+// (sdk/include/hwinfer/kit/kernel_checks.h), from kernel_query (views may lack buffers) and from
+// the enqueue slots (buffers required), so this backend rejects exactly what the CPU backend
+// rejects; gpu_limits() adds what it cannot run as UNSUPPORTED with the reason. Must not read
+// buffer contents on the host.
 #include <cinttypes>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_query.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_query.h"
 
 namespace hwinfer::gpu {
 

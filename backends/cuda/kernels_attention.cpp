@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cinttypes>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
 #include "launch.h"
 
 namespace hwinfer::gpu {

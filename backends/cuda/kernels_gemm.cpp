@@ -11,9 +11,9 @@
 // plugin must load without the vendor's BLAS libraries (vendor_blas.cpp dlopens cuBLAS).
 #include <cinttypes>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
 #include "launch.h"
 #include "vendor_blas.h"
 

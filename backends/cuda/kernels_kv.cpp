@@ -8,9 +8,9 @@
 // Slots are device data: a slot >= num_blocks * block_size is found by kv_append.cu's validation
 // kernel, nothing is written, and the next stream_synchronize returns INVALID_ARGUMENT. Must not
 // read buffer contents on the host.
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
 #include "launch.h"
 
 namespace hwinfer::gpu {

@@ -1,7 +1,7 @@
 // kernels_probe.cpp — the bandwidth probe's enqueue slot: the shared check, then probe.cu's
 // launcher with the device's multiprocessor count (the grid covers every one several times).
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/kernel_checks.h"
 #include "launch.h"
 
 namespace hwinfer::gpu {

@@ -12,8 +12,8 @@
 // buffer contents on the host.
 #include <cinttypes>
 
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/kernel_checks.h"
 #include "launch.h"
 #include "vendor_blas.h"
 

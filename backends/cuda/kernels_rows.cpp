@@ -10,9 +10,9 @@
 // contents on the host.
 #include <cinttypes>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
 #include "launch.h"
 
 namespace hwinfer::gpu {

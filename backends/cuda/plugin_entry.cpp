@@ -16,9 +16,9 @@
 #include <type_traits>
 
 #include "gpu_internal.h"
-#include "kit/plugin_log.h"
-#include "kit/plugin_options.h"
-#include "kit/plugin_query.h"
+#include "hwinfer/kit/plugin_log.h"
+#include "hwinfer/kit/plugin_options.h"
+#include "hwinfer/kit/plugin_query.h"
 #include "vendor_blas.h"
 
 namespace hwinfer::gpu {

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "gpu_vendor_blas.h"  // the plugin's vendor folder: HWINFER_GPU_HAS_BLAS, blas::
+#include "hwinfer/kit/dtype_info.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
 #include "launch.h"
 
 namespace hwinfer::gpu {

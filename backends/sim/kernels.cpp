@@ -1,9 +1,9 @@
 // kernels.cpp — the sim plugin's kernels (the kit makes their slots and kernel_query).
 //
-// Every slot: validate (sdk/kit/kernel_checks.h: the CPU backend's checks, so the sim
-// accepts exactly what a real backend accepts; kernel_query answers with the same ones), count the
-// kernel's bytes and FLOPs with the core's CountKernelCost (int arrays read from backed buffers),
-// advance the stream's virtual clock by
+// Every slot: validate (sdk/include/hwinfer/kit/kernel_checks.h: the CPU backend's checks, so the
+// sim accepts exactly what a real backend accepts; kernel_query answers with the same ones), count
+// the kernel's bytes and FLOPs with the core's CountKernelCost (int arrays read from backed
+// buffers), advance the stream's virtual clock by
 //     max(bytes / peak bandwidth, flops / peak FLOP/s of the compute dtype) + launch overhead,
 // then write the deterministic pseudo-output (fingerprint.h) into backed outputs. Nothing runs
 // later: errors the CPU backend reports "while running" (an embedding id out of range) are kept
@@ -14,8 +14,8 @@
 
 #include "fingerprint.h"
 #include "hwinfer/kernel_cost.h"
-#include "kit/kernel_checks.h"
-#include "kit/kernel_slots.h"
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_slots.h"
 #include "sim_internal.h"
 
 namespace hwinfer::sim {

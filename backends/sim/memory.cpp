@@ -12,7 +12,7 @@
 #include <cinttypes>
 #include <cstdint>
 
-#include "kit/host_memory.h"
+#include "hwinfer/kit/host_memory.h"
 #include "sim_internal.h"
 
 namespace hwinfer::sim {

@@ -24,9 +24,9 @@
 #include <string>
 #include <string_view>
 
-#include "kit/plugin_api.h"
-#include "kit/plugin_log.h"
-#include "kit/plugin_options.h"
+#include "hwinfer/kit/plugin_api.h"
+#include "hwinfer/kit/plugin_log.h"
+#include "hwinfer/kit/plugin_options.h"
 #include "sim_internal.h"
 
 #ifndef HWINFER_SIM_HARDWARE_FROM_PLUGIN_DIR

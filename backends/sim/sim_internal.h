@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "hwinfer/hardware_spec.h"
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/handles.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/check_context.h"
-#include "kit/handles.h"
 
 #ifndef HWINFER_SIM_PLUGIN_VERSION
 #define HWINFER_SIM_PLUGIN_VERSION "0.0.0-unknown"
@@ -79,8 +79,9 @@ namespace hwinfer::sim {
 
 inline constexpr const char* kPluginName = "sim";
 
-// The sim plugin for the plugin kit (sdk/kit/plugin_api.h says what each member is for): the kit
-// checks every argument, then these run on valid handles. Each is defined in the file named.
+// The sim plugin for the plugin kit (sdk/include/hwinfer/kit/plugin_api.h says what each member is
+// for): the kit checks every argument, then these run on valid handles. Each is defined in the file
+// named.
 struct SimBackend {
   static constexpr const char* kName = kPluginName;
   static constexpr const char* kVersion = HWINFER_SIM_PLUGIN_VERSION;

@@ -15,7 +15,7 @@
 
 #include "device_requirements.h"
 #include "dispatch.h"
-#include "kit/plugin_options.h"
+#include "hwinfer/kit/plugin_options.h"
 #include "vk_internal.h"
 
 namespace hwinfer::vulkan {

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "dispatch.h"
-#include "kit/check_context.h"
+#include "hwinfer/kit/check_context.h"
 #include "vk_internal.h"
 
 #define VK_RETURN_IF_ERROR(expr)                             \

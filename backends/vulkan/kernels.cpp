@@ -5,23 +5,23 @@
 // kernels_kv.cpp, matmul_quantized in kernels_quant.cpp, attention_decode_paged in
 // kernels_attention_decode.cpp, attention_prefill in kernels_attention_prefill.cpp.
 //
-// Descriptors are validated by the checks every backend shares (sdk/kit/kernel_checks.h),
-// from kernel_query (views may lack buffers) and from the enqueue slots (buffers required), so this
-// backend rejects exactly what the CPU backend rejects; vulkan_limits() adds what this backend
-// cannot run yet (dtypes not done, negative strides, unaligned offsets, unimplemented kinds) as
-// UNSUPPORTED with the reason. Shaders follow dispatch.h's convention. Must not read buffer
-// contents on the host.
+// Descriptors are validated by the checks every backend shares
+// (sdk/include/hwinfer/kit/kernel_checks.h), from kernel_query (views may lack buffers) and from
+// the enqueue slots (buffers required), so this backend rejects exactly what the CPU backend
+// rejects; vulkan_limits() adds what this backend cannot run yet (dtypes not done, negative
+// strides, unaligned offsets, unimplemented kinds) as UNSUPPORTED with the reason. Shaders follow
+// dispatch.h's convention. Must not read buffer contents on the host.
 #include <algorithm>
 #include <cinttypes>
 #include <cmath>
 
 #include "dispatch.h"
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_query.h"
+#include "hwinfer/kit/view_checks.h"
+#include "hwinfer/kit/view_extent.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
-#include "kit/kernel_query.h"
-#include "kit/view_checks.h"
-#include "kit/view_extent.h"
 #include "vk_internal.h"
 
 namespace hwinfer::vulkan {

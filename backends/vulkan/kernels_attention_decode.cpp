@@ -24,8 +24,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/kernel_checks.h"
 
 namespace hwinfer::vulkan {
 

@@ -19,9 +19,9 @@
 #include <cinttypes>
 #include <initializer_list>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
 
 namespace hwinfer::vulkan {
 

@@ -14,9 +14,9 @@
 // dimension) as UNSUPPORTED with the reason. Must not read buffer contents on the host.
 #include <cinttypes>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
 
 namespace hwinfer::vulkan {
 

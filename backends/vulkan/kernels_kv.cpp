@@ -7,8 +7,8 @@
 // Must not read buffer contents on the host.
 #include <cinttypes>
 
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/kernel_checks.h"
 
 namespace hwinfer::vulkan {
 

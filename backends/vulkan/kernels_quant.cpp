@@ -22,9 +22,9 @@
 // Correctness first; only the Q8_0 / Q4_0 decode GEMV is shaped for GPUs.
 #include <cinttypes>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
 
 namespace hwinfer::vulkan {
 

@@ -14,10 +14,10 @@
 #include <cstring>
 #include <vector>
 
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/view_checks.h"
 #include "kernel_util.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
-#include "kit/view_checks.h"
 
 namespace hwinfer::vulkan {
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <type_traits>
 
-#include "kit/plugin_log.h"
-#include "kit/plugin_options.h"
-#include "kit/plugin_query.h"
+#include "hwinfer/kit/plugin_log.h"
+#include "hwinfer/kit/plugin_options.h"
+#include "hwinfer/kit/plugin_query.h"
 #include "vk_internal.h"
 
 namespace hwinfer::vulkan {

@@ -26,9 +26,9 @@
 #include <utility>
 #include <vector>
 
+#include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/plugin_errors.h"
 #include "vk_loader.h"
 
 #ifndef HWINFER_VULKAN_PLUGIN_VERSION

@@ -1,5 +1,5 @@
 // dtype_info.cpp — see dtype_info.h.
-#include "kit/dtype_info.h"
+#include "hwinfer/kit/dtype_info.h"
 
 namespace hwinfer::backend {
 

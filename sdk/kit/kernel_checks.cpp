@@ -1,7 +1,7 @@
 // kernel_checks.cpp — see kernel_checks.h: the checks of the dense kernels (gemm, the quantized
 // matmul, the bandwidth probe) and the per-token ones (rms_norm, silu_mul, rope, embedding). The
 // paged-KV kernels are in paged_kv_checks.cpp. Shapes use the descriptor's field names.
-#include "kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_checks.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -9,9 +9,9 @@
 #include <initializer_list>
 #include <string>
 
+#include "hwinfer/kit/plugin_errors.h"
+#include "hwinfer/kit/view_checks.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/plugin_errors.h"
-#include "kit/view_checks.h"
 
 namespace hwinfer::backend {
 

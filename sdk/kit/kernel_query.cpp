@@ -1,11 +1,11 @@
 // kernel_query.cpp — see kernel_query.h.
-#include "kit/kernel_query.h"
+#include "hwinfer/kit/kernel_query.h"
 
 #include <cinttypes>
 
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/kernel_checks.h"
-#include "kit/plugin_errors.h"
 
 namespace hwinfer::backend {
 

@@ -9,10 +9,10 @@
 #include <initializer_list>
 #include <utility>
 
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/plugin_errors.h"
+#include "hwinfer/kit/view_checks.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/kernel_checks.h"
-#include "kit/plugin_errors.h"
-#include "kit/view_checks.h"
 
 namespace hwinfer::backend {
 

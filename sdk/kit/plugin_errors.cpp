@@ -1,5 +1,5 @@
 // plugin_errors.cpp — see plugin_errors.h.
-#include "kit/plugin_errors.h"
+#include "hwinfer/kit/plugin_errors.h"
 
 #include <cinttypes>
 

@@ -1,5 +1,5 @@
 // plugin_log.cpp — see plugin_log.h.
-#include "kit/plugin_log.h"
+#include "hwinfer/kit/plugin_log.h"
 
 #include <cstddef>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // plugin_options.cpp — see plugin_options.h.
-#include "kit/plugin_options.h"
+#include "hwinfer/kit/plugin_options.h"
 
 #include <cinttypes>
 

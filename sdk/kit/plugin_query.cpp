@@ -1,5 +1,5 @@
 // plugin_query.cpp — see plugin_query.h.
-#include "kit/plugin_query.h"
+#include "hwinfer/kit/plugin_query.h"
 
 #include <cinttypes>
 

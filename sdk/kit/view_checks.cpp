@@ -1,14 +1,14 @@
 // view_checks.cpp — see view_checks.h. All extent arithmetic is overflow-checked: a descriptor is
 // untrusted input.
-#include "kit/view_checks.h"
+#include "hwinfer/kit/view_checks.h"
 
 #include <algorithm>
 #include <cinttypes>
 #include <cstdlib>
 #include <utility>
 
+#include "hwinfer/kit/view_extent.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/view_extent.h"
 
 namespace hwinfer::backend {
 

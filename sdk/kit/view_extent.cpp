@@ -1,5 +1,5 @@
 // view_extent.cpp — see view_extent.h.
-#include "kit/view_extent.h"
+#include "hwinfer/kit/view_extent.h"
 
 namespace hwinfer::backend {
 

@@ -108,8 +108,12 @@ step "hwinfer plugin check (installed hwinfer)"
 
 step "hwinfer conformance --plugin (installed hwinfer)"
 "$prefix/bin/hwinfer" conformance --plugin "$plugin" \
-  --expectations "$source_dir/sdk/template/conformance.yaml" ||
+  --expectations "$source_dir/sdk/template/conformance.yaml" | tee "$work_dir/conformance-plugin.log" ||
   fail "hwinfer conformance --plugin $plugin"
+# The template computes (it is not a timing model): its cases must run, not be skipped.
+passed=$(sed -n 's/^conformance: \([0-9]*\) passed, 0 failed.*/\1/p' "$work_dir/conformance-plugin.log")
+[[ -n "$passed" && "$passed" -gt 0 ]] ||
+  fail "hwinfer conformance --plugin $plugin ran no case (see $work_dir/conformance-plugin.log)"
 
 step "the template's own ctest (hwinfer_add_conformance_test)"
 "$ctest_command" --test-dir "$vendor_build" --output-on-failure ||
@@ -132,5 +136,7 @@ grep -q "expectations $prefix/share/hwinfer/conformance/template.yaml" \
   "$work_dir/conformance-backend.log" ||
   fail "hwinfer conformance --backend template did not use the installed template.yaml"
 tail -n 1 "$work_dir/conformance-backend.log"
+grep -qE '^conformance: [1-9][0-9]* passed, 0 failed' "$work_dir/conformance-backend.log" ||
+  fail "hwinfer conformance --backend template ran no case"
 
 step "PASSED"

@@ -13,16 +13,16 @@
 #include <string>
 #include <vector>
 
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/dtype_info.h"
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_query.h"
+#include "hwinfer/kit/plugin_errors.h"
+#include "hwinfer/kit/plugin_options.h"
+#include "hwinfer/kit/plugin_query.h"
+#include "hwinfer/kit/view_checks.h"
+#include "hwinfer/kit/view_extent.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/check_context.h"
-#include "kit/dtype_info.h"
-#include "kit/kernel_checks.h"
-#include "kit/kernel_query.h"
-#include "kit/plugin_errors.h"
-#include "kit/plugin_options.h"
-#include "kit/plugin_query.h"
-#include "kit/view_checks.h"
-#include "kit/view_extent.h"
 
 namespace hwinfer::backend {
 namespace {

@@ -275,8 +275,8 @@ TEST(SimBackend, KernelQueryAcceptsWhatTheCpuBackendAccepts) {
   EXPECT_FALSE(support->supported);
 }
 
-// The sim validates with the CPU backend's checks (sdk/kit/kernel_checks.h): the same
-// descriptor gets the same answer from both plugins, the plugin's name in the reason aside.
+// The sim validates with the CPU backend's checks (sdk/include/hwinfer/kit/kernel_checks.h): the
+// same descriptor gets the same answer from both plugins, the plugin's name in the reason aside.
 TEST(SimBackend, KernelQueryRejectsWhatTheCpuBackendRejects) {
   std::shared_ptr<Device> sim = OpenSim();
   ASSERT_NE(sim, nullptr);

@@ -1,8 +1,8 @@
-// kernel_slots_test.cpp — the plugin kit's kernel slots (sdk/kit/kernel_slots.h) on a fake backend
-// with its own handle structs (so this is its own executable: no other plugin's structs in it):
-// the table has a slot exactly for each enqueue overload, and every slot checks NULLs and the
-// descriptor before enqueue runs, and turns exceptions into errors.
-#include "kit/kernel_slots.h"
+// kernel_slots_test.cpp — the plugin kit's kernel slots (sdk/include/hwinfer/kit/kernel_slots.h) on
+// a fake backend with its own handle structs (so this is its own executable: no other plugin's
+// structs in it): the table has a slot exactly for each enqueue overload, and every slot checks
+// NULLs and the descriptor before enqueue runs, and turns exceptions into errors.
+#include "hwinfer/kit/kernel_slots.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

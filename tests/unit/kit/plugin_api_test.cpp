@@ -1,7 +1,7 @@
-// plugin_api_test.cpp — the plugin kit's C tables (sdk/kit/plugin_api.h, object_slots.h,
-// host_memory.h) on a fake host-memory backend with its own handle structs (so this is its own
-// executable): every slot is called through the C table as a host would, and the checks, messages,
-// live counts, guards and optional slots are what the kit promises.
+// plugin_api_test.cpp — the plugin kit's C tables (sdk/include/hwinfer/kit/plugin_api.h,
+// object_slots.h, host_memory.h) on a fake host-memory backend with its own handle structs (so this
+// is its own executable): every slot is called through the C table as a host would, and the checks,
+// messages, live counts, guards and optional slots are what the kit promises.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "kit/handles.h"
+#include "hwinfer/kit/handles.h"
 
 struct hwinfer_plugin : hwinfer::kit::PluginBase {};
 struct hwinfer_device : hwinfer::kit::DeviceBase {};
@@ -25,8 +25,8 @@ struct hwinfer_event : hwinfer::kit::EventBase {
   bool recorded = false;
 };
 
-#include "kit/host_memory.h"
-#include "kit/plugin_api.h"
+#include "hwinfer/kit/host_memory.h"
+#include "hwinfer/kit/plugin_api.h"
 #include "kit_test_support.h"
 
 namespace hwinfer::kit {

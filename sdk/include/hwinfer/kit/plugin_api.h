@@ -32,12 +32,12 @@
 
 #include <type_traits>
 
+#include "hwinfer/kit/kernel_query.h"
+#include "hwinfer/kit/kernel_slots.h"
+#include "hwinfer/kit/object_slots.h"
+#include "hwinfer/kit/plugin_query.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/kernel_query.h"
-#include "kit/kernel_slots.h"
-#include "kit/object_slots.h"
-#include "kit/plugin_query.h"
 
 namespace hwinfer::kit {
 

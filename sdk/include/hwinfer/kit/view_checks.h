@@ -18,9 +18,9 @@
 #include <initializer_list>
 #include <string>
 
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/dtype_info.h"
 #include "hwinfer/plugin.h"
-#include "kit/check_context.h"
-#include "kit/dtype_info.h"
 
 namespace hwinfer::backend {
 

@@ -30,8 +30,8 @@
 #ifndef HWINFER_SDK_KIT_KERNEL_CHECKS_H_
 #define HWINFER_SDK_KIT_KERNEL_CHECKS_H_
 
+#include "hwinfer/kit/check_context.h"
 #include "hwinfer/plugin.h"
-#include "kit/check_context.h"
 
 namespace hwinfer::backend {
 

@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/object_slots.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/check_context.h"
-#include "kit/object_slots.h"
 
 namespace hwinfer::kit {
 

@@ -17,12 +17,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "hwinfer/kit/handles.h"
+#include "hwinfer/kit/plugin_errors.h"
+#include "hwinfer/kit/plugin_log.h"
+#include "hwinfer/kit/plugin_options.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/handles.h"
-#include "kit/plugin_errors.h"
-#include "kit/plugin_log.h"
-#include "kit/plugin_options.h"
 
 // Returns the error |expression| gives, if any.
 #define HWINFER_KIT_RETURN_IF_ERROR(expression)             \

@@ -24,12 +24,12 @@
 #include <type_traits>
 #include <utility>
 
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/handles.h"
+#include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-#include "kit/check_context.h"
-#include "kit/handles.h"
-#include "kit/kernel_checks.h"
-#include "kit/plugin_errors.h"
 
 namespace hwinfer::kit {
 
