@@ -102,86 +102,30 @@ hwinfer_error* use_device(const hwinfer_device* device, const char* what) {
   return nullptr;
 }
 
-hwinfer_error* device_count(hwinfer_plugin* plugin, uint32_t* out_count) {
-  return guarded("device_count", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(plugin, "device_count: plugin"));
-    GPU_RETURN_IF_ERROR(require_non_null(out_count, "device_count: out_count"));
-    *out_count = static_cast<uint32_t>(plugin->devices.size());
-    return nullptr;
-  });
+hwinfer_error* GpuBackend::device_info(const hwinfer_plugin& plugin, uint32_t ordinal,
+                                       hwinfer_device_info& info) {
+  info = plugin.devices[ordinal];
+  info.memory_free_bytes = memory_free_bytes(ordinal);
+  return nullptr;
 }
 
-hwinfer_error* device_get_info(hwinfer_plugin* plugin, uint32_t ordinal, hwinfer_device_info* out) {
-  return guarded("device_get_info", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(plugin, "device_get_info: plugin"));
-    GPU_RETURN_IF_ERROR(require_non_null(out, "device_get_info: out"));
-    if (ordinal >= plugin->devices.size()) {
-      return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
-                                "%s device_get_info: ordinal %" PRIu32
-                                " out of range (%zu devices)",
-                                kPluginName, ordinal, plugin->devices.size());
-    }
-    hwinfer_device_info info = plugin->devices[ordinal];
-    info.memory_free_bytes = memory_free_bytes(ordinal);
-    hwinfer_copy_out(out, &info, sizeof(info));
-    return nullptr;
-  });
-}
-
-hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinfer_option* options,
-                           size_t n_options, hwinfer_device** out) {
-  return guarded("device_open", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(plugin, "device_open: plugin"));
-    GPU_RETURN_IF_ERROR(require_non_null(out, "device_open: out"));
-    GPU_RETURN_IF_ERROR(
-        backend::check_option_array(kPluginName, "device_open", options, n_options));
-    for (size_t i = 0; i < n_options; ++i) {
-      GPU_RETURN_IF_ERROR(backend::check_option(kPluginName, "device_open", options[i], i));
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "%s device_open: unknown option '%s'; the %s plugin has no device "
-                                "options yet",
-                                kPluginName, options[i].key, kPluginName);
-    }
-    if (ordinal >= plugin->devices.size()) {
-      return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
-                                "%s device_open: ordinal %" PRIu32 " out of range (%zu devices)",
-                                kPluginName, ordinal, plugin->devices.size());
-    }
-    auto device = std::make_unique<hwinfer_device>();
-    device->plugin = plugin;
-    device->ordinal = ordinal;
-    device->info = plugin->devices[ordinal];
-    GPU_RETURN_IF_ERROR(use_device(device.get(), "device_open"));
-    std::lock_guard<std::mutex> lock(plugin->mutex);
-    if (plugin->open[ordinal]) {
-      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                "%s device_open: device %" PRIu32 " is already open", kPluginName,
-                                ordinal);
-    }
-    plugin->open[ordinal] = true;
-    *out = device.release();
-    return nullptr;
-  });
-}
-
-void device_close(hwinfer_device* device) {
-  if (device == nullptr) return;
-  try {
-    if (device->live_buffers != 0 || device->live_streams != 0 || device->live_events != 0) {
-      log_message(device->plugin->host, HWINFER_LOG_WARNING,
-                  "device_close: device %" PRIu32 " still has %" PRId64 " buffers, %" PRId64
-                  " streams and %" PRId64 " events; the host must destroy them first",
-                  device->ordinal, device->live_buffers.load(), device->live_streams.load(),
-                  device->live_events.load());
-    }
-    {
-      std::lock_guard<std::mutex> lock(device->plugin->mutex);
-      device->plugin->open[device->ordinal] = false;
-    }
-    delete device;
-  } catch (...) {
-    // Nothing may escape across the ABI.
+hwinfer_error* GpuBackend::open_device(hwinfer_plugin& plugin, uint32_t ordinal,
+                                       const hwinfer_option* options, size_t n_options,
+                                       std::unique_ptr<hwinfer_device>* out) {
+  for (size_t i = 0; i < n_options; ++i) {
+    GPU_RETURN_IF_ERROR(backend::check_option(kPluginName, "device_open", options[i], i));
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "%s device_open: unknown option '%s'; the %s plugin has no device "
+                              "options yet",
+                              kPluginName, options[i].key, kPluginName);
   }
+  auto device = std::make_unique<hwinfer_device>();
+  device->plugin = &plugin;
+  device->ordinal = ordinal;
+  device->info = plugin.devices[ordinal];
+  GPU_RETURN_IF_ERROR(use_device(device.get(), "device_open"));
+  *out = std::move(device);
+  return nullptr;
 }
 
 }  // namespace hwinfer::gpu

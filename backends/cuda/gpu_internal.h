@@ -1,9 +1,9 @@
-// gpu_internal.h — the handle types and ABI slot functions of the GPU plugins (cuda, hip), written
-// once over gpu_runtime.h's shim and compiled once per vendor.
+// gpu_internal.h — the handle types (on the plugin kit's bases) and the backend struct of the GPU
+// plugins (cuda, hip), written once over gpu_runtime.h's shim and compiled once per vendor.
 //
 // plugin.h only declares the opaque handle structs; this header defines them. Nothing here crosses
-// the ABI or is exported (the one visible symbol is hwinfer_plugin_query in plugin_entry.cpp), and
-// no C++ exception may leave a slot function: each wraps its body in guarded().
+// the ABI or is exported: the kit makes the C table and the one visible symbol,
+// hwinfer_plugin_query (plugin_entry.cpp), and guards every slot.
 //
 // Object model:
 //   hwinfer_plugin  the devices the runtime reports (identity read once at plugin_init), or none
@@ -30,6 +30,8 @@
 #include <vector>
 
 #include "gpu_runtime.h"
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/handles.h"
 #include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
@@ -38,21 +40,9 @@
 #define HWINFER_GPU_PLUGIN_VERSION "0.0.0-unknown"
 #endif
 
-#define GPU_RETURN_IF_ERROR(expr)                              \
-  do {                                                         \
-    if (hwinfer_error* gpu_error_ = (expr)) return gpu_error_; \
-  } while (0)
+#define GPU_RETURN_IF_ERROR(expr) HWINFER_KIT_RETURN_IF_ERROR(expr)
 
 namespace hwinfer::gpu {
-
-// guarded / require_non_null of plugin_errors.h with this plugin's name.
-template <typename Body>
-hwinfer_error* guarded(const char* what, Body&& body) noexcept {
-  return backend::guarded(kPluginName, what, static_cast<Body&&>(body));
-}
-inline hwinfer_error* require_non_null(const void* pointer, const char* what) {
-  return backend::require_non_null(kPluginName, pointer, what);
-}
 
 // An error from a runtime call: "<plugin> <what>: <call> failed: <runtime's error string>";
 // OUT_OF_MEMORY for the runtime's allocation failure, INTERNAL otherwise.
@@ -71,30 +61,20 @@ struct VendorBlas;  // vendor_blas.cpp: the prefill gemm's run-time loaded BLAS
 
 }  // namespace hwinfer::gpu
 
-struct hwinfer_plugin {
-  const hwinfer_host_api* host = nullptr;
-  std::string unavailable_reason;            // why there are no devices ("" when there are)
+struct hwinfer_plugin : hwinfer::kit::PluginBase {  // device_count = devices.size()
+  std::string unavailable_reason;                   // why there are no devices ("" when there are)
   std::vector<hwinfer_device_info> devices;  // identity read at plugin_init; free memory per call
-  std::mutex mutex;                          // guards |open|
-  std::vector<bool> open;                    // [devices.size()]
   std::shared_ptr<hwinfer::gpu::VendorBlas> blas;  // option gemm (vendor_blas.h); null: built-in
 };
 
-struct hwinfer_device {
-  hwinfer_plugin* plugin = nullptr;
-  uint32_t ordinal = 0;  // the runtime's device ordinal
+// ordinal: the runtime's device ordinal.
+struct hwinfer_device : hwinfer::kit::DeviceBase {
   hwinfer_device_info info{};
-  std::atomic<int64_t> live_buffers{0};
-  std::atomic<int64_t> live_streams{0};
-  std::atomic<int64_t> live_events{0};
 };
 
-struct hwinfer_buffer {
-  hwinfer_device* device = nullptr;
+struct hwinfer_buffer : hwinfer::kit::BufferBase {
   uint8_t* device_ptr = nullptr;  // what kernels and copies address
   uint8_t* host_ptr = nullptr;    // HOST_VISIBLE: the mapped host address; DEVICE: NULL
-  uint64_t size_bytes = 0;
-  uint32_t memory_kind = HWINFER_MEMORY_DEVICE;
 };
 
 namespace hwinfer::gpu {
@@ -119,8 +99,7 @@ struct StreamCapture {
 };
 }  // namespace hwinfer::gpu
 
-struct hwinfer_stream {
-  hwinfer_device* device = nullptr;
+struct hwinfer_stream : hwinfer::kit::StreamBase {
   uint64_t id = 0;  // unique in the process (never reused): what a graph remembers of its stream
   gpuStream_t stream = nullptr;
   int32_t* error_word = nullptr;       // device memory; 0 = no error (device_errors.h codes)
@@ -130,8 +109,7 @@ struct hwinfer_stream {
   std::unique_ptr<hwinfer::gpu::StreamCapture> capture;  // non-null while capturing
 };
 
-struct hwinfer_event {
-  hwinfer_device* device = nullptr;
+struct hwinfer_event : hwinfer::kit::EventBase {
   gpuEvent_t event = nullptr;
   bool recorded = false;
 };
@@ -166,58 +144,75 @@ hwinfer_error* spoil_capture_on_error(hwinfer_stream* stream, hwinfer_error* err
 hwinfer_error* capture_scratch(hwinfer_stream* stream, uint64_t bytes, uint8_t** out);
 // Ends the vendor capture of a stream being destroyed and frees what it recorded.
 void abandon_capture(hwinfer_stream* stream);
-// The kernel table the plugin exports: kernel_table()'s slots, each spoiling the capture of its
-// stream when it fails (spoil_capture_on_error). NULL slots stay NULL.
-const hwinfer_kernel_table* capture_aware_kernel_table();
-hwinfer_error* stream_begin_capture(hwinfer_stream* stream);
-hwinfer_error* stream_end_capture(hwinfer_stream* stream, hwinfer_graph** out);
-hwinfer_error* graph_launch(hwinfer_graph* graph, hwinfer_stream* stream);
-void graph_destroy(hwinfer_graph* graph);
-
-// plugin_entry.cpp
-hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,
-                           size_t n_options, hwinfer_plugin** out);
-void plugin_destroy(hwinfer_plugin* plugin);
 
 // device.cpp
 // Reads every device's identity into plugin->devices, or sets plugin->unavailable_reason.
 void enumerate_devices(hwinfer_plugin* plugin);
-hwinfer_error* device_count(hwinfer_plugin* plugin, uint32_t* out_count);
-hwinfer_error* device_get_info(hwinfer_plugin* plugin, uint32_t ordinal, hwinfer_device_info* out);
-hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinfer_option* options,
-                           size_t n_options, hwinfer_device** out);
-void device_close(hwinfer_device* device);
 
-// memory.cpp
-hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
-                            hwinfer_buffer** out);
-void buffer_free(hwinfer_buffer* buffer);
-hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
+// kernels.cpp: the shared checks' context for |device|, with gpu_limits as the hook.
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
-// stream.cpp
-hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out);
-void stream_destroy(hwinfer_stream* stream);
-hwinfer_error* stream_synchronize(hwinfer_stream* stream);
-hwinfer_error* copy_h2d(hwinfer_stream* stream, const void* src, hwinfer_buffer* dst,
-                        uint64_t dst_offset, uint64_t size_bytes);
-hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset, void* dst,
-                        uint64_t size_bytes);
-hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
-                        hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes);
+// The GPU plugin for the plugin kit (hwinfer/kit/plugin_api.h says what each member is for): the
+// kit checks every argument, counts live objects and guards every slot; these run on valid handles
+// and make the device current themselves (use_device). Each is defined in the file named.
+struct GpuBackend {
+  static constexpr const char* kName = kPluginName;
+  static constexpr const char* kVersion = HWINFER_GPU_PLUGIN_VERSION;
 
-// event.cpp
-hwinfer_error* event_create(hwinfer_device* device, hwinfer_event** out);
-void event_destroy(hwinfer_event* event);
-hwinfer_error* event_record(hwinfer_event* event, hwinfer_stream* stream);
-hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event);
-hwinfer_error* event_synchronize(hwinfer_event* event);
-hwinfer_error* event_query(hwinfer_event* event, uint32_t* out_complete);
-hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end, uint64_t* out_elapsed_ns);
-
-// kernels.cpp
-hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
-                            hwinfer_kernel_support* out);
-const hwinfer_kernel_table* kernel_table();
+  // plugin_entry.cpp: the runtime, option gemm
+  static hwinfer_error* init(const hwinfer_host_api& host, const hwinfer_option* options,
+                             size_t n_options, std::unique_ptr<hwinfer_plugin>* out);
+  // device.cpp
+  static hwinfer_error* device_info(const hwinfer_plugin& plugin, uint32_t ordinal,
+                                    hwinfer_device_info& info);
+  static hwinfer_error* open_device(hwinfer_plugin& plugin, uint32_t ordinal,
+                                    const hwinfer_option* options, size_t n_options,
+                                    std::unique_ptr<hwinfer_device>* out);
+  // memory.cpp
+  static hwinfer_error* allocate(hwinfer_device& device, hwinfer_buffer& buffer);
+  static void release(hwinfer_buffer& buffer);
+  static hwinfer_error* map(hwinfer_buffer& buffer, void** out_host_ptr);
+  static backend::CheckContext check_context(const hwinfer_device& device, bool require_buffers) {
+    return gpu::check_context(&device, require_buffers);
+  }
+  // stream.cpp
+  static hwinfer_error* init_stream(hwinfer_device& device, hwinfer_stream& stream);
+  static void destroy_stream(hwinfer_stream& stream);
+  static hwinfer_error* synchronize(hwinfer_stream& stream);
+  static hwinfer_error* copy_h2d(hwinfer_stream& stream, const void* src, hwinfer_buffer& dst,
+                                 uint64_t dst_offset, uint64_t size_bytes);
+  static hwinfer_error* copy_d2h(hwinfer_stream& stream, hwinfer_buffer& src, uint64_t src_offset,
+                                 void* dst, uint64_t size_bytes);
+  static hwinfer_error* copy_d2d(hwinfer_stream& stream, hwinfer_buffer& src, uint64_t src_offset,
+                                 hwinfer_buffer& dst, uint64_t dst_offset, uint64_t size_bytes);
+  // event.cpp
+  static hwinfer_error* init_event(hwinfer_device& device, hwinfer_event& event);
+  static void destroy_event(hwinfer_event& event);
+  static hwinfer_error* record(hwinfer_event& event, hwinfer_stream& stream);
+  static hwinfer_error* wait(hwinfer_stream& stream, hwinfer_event& event);
+  static hwinfer_error* synchronize(hwinfer_event& event);
+  static hwinfer_error* is_complete(hwinfer_event& event, bool* complete);
+  static hwinfer_error* elapsed_ns(hwinfer_event& start, hwinfer_event& end, uint64_t* out);
+  // graph.cpp: captures, and a failed kernel or copy_d2d spoils the capture of its stream
+  static hwinfer_error* begin_capture(hwinfer_stream& stream);
+  static hwinfer_error* end_capture(hwinfer_stream& stream, hwinfer_graph** out);
+  static hwinfer_error* launch(hwinfer_graph& graph, hwinfer_stream& stream);
+  static void destroy_graph(hwinfer_graph* graph);
+  static hwinfer_error* after_enqueue(hwinfer_stream* stream, hwinfer_error* error) noexcept;
+  // kernels_*.cpp: every kind
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_matmul_quantized_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_attention_prefill_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream,
+                                const hwinfer_attention_decode_paged_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_kv_append_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rms_norm_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rope_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_silu_mul_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_embedding_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_bandwidth_probe_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rope_kv_append_desc& desc);
+};
 
 }  // namespace hwinfer::gpu
 

@@ -1,11 +1,12 @@
 // graph.cpp — stream capture into graphs for the GPU plugins (plugin.h ABI 1.1, "graphs"): the four
-// API slots over the vendor runtime's stream capture (CUDA graphs, HIP graphs; the emulator's
-// closures), the refusals a capturing stream gives, the spoiling of a capture by a failed enqueue,
-// and the scratch a captured kernel is given.
+// graph members of GpuBackend (the kit's graph slots call them) over the vendor runtime's capture
+// (CUDA graphs, HIP graphs; the emulator's closures), the refusals a capturing stream gives, the
+// spoiling of a capture by a failed enqueue, and the scratch a captured kernel is given.
 //
 // A capture is a StreamCapture on the stream (gpu_internal.h) plus the runtime's own capture mode:
-//   - kernels (through capture_aware_kernel_table) and copy_d2d are recorded by the runtime; one
-//     that fails at enqueue spoils the capture (stream_end_capture: FAILED_PRECONDITION, no graph);
+//   - kernels and copy_d2d are recorded by the runtime; one that fails at enqueue, its checks
+//     included, spoils the capture (the kit passes every result to after_enqueue;
+//     stream_end_capture: FAILED_PRECONDITION, no graph);
 //   - host copies, events, synchronize and a second begin are refused here before the runtime sees
 //     them (refuse_while_capturing), so the runtime's capture stays valid;
 //   - scratch (stream_scratch) comes from memory the graph owns: the stream's own area is freed
@@ -41,30 +42,6 @@ struct GraphDeleter {
 };
 using OwnedGraph = std::unique_ptr<hwinfer_graph, GraphDeleter>;
 
-// The kernel slots of hwinfer_kernel_table, each wrapped so that a failure spoils the capture of
-// its stream (the slot's own checks run before the runtime sees anything, so the runtime's capture
-// alone would not notice them).
-template <typename Desc>
-using EnqueueFn = hwinfer_error* (*)(hwinfer_stream*, const Desc*);
-
-template <typename Desc, EnqueueFn<Desc> hwinfer_kernel_table::*kSlot>
-hwinfer_error* enqueue_spoiling_capture(hwinfer_stream* stream, const Desc* desc) {
-  return spoil_capture_on_error(stream, (kernel_table()->*kSlot)(stream, desc));
-}
-
-template <typename Desc, EnqueueFn<Desc> hwinfer_kernel_table::*kSlot>
-void wrap_slot(hwinfer_kernel_table& table) {
-  if (table.*kSlot != nullptr) table.*kSlot = &enqueue_spoiling_capture<Desc, kSlot>;
-}
-
-hwinfer_kernel_table make_capture_aware_table() {
-  hwinfer_kernel_table table = *kernel_table();
-#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
-  wrap_slot<descriptor, &hwinfer_kernel_table::slot>(table);
-#include "hwinfer/kernel_kinds.def"
-  return table;
-}
-
 }  // namespace
 
 hwinfer_error* refuse_while_capturing(const hwinfer_stream* stream, const char* what) {
@@ -74,6 +51,10 @@ hwinfer_error* refuse_while_capturing(const hwinfer_stream* stream, const char* 
                             "records only kernels and copy_d2d: call stream_end_capture first "
                             "(the capture goes on)",
                             kPluginName, what);
+}
+
+hwinfer_error* GpuBackend::after_enqueue(hwinfer_stream* stream, hwinfer_error* error) noexcept {
+  return spoil_capture_on_error(stream, error);
 }
 
 hwinfer_error* spoil_capture_on_error(hwinfer_stream* stream, hwinfer_error* error) {
@@ -110,109 +91,87 @@ void abandon_capture(hwinfer_stream* stream) {
   stream->capture.reset();  // frees its scratch
 }
 
-const hwinfer_kernel_table* capture_aware_kernel_table() {
-  static const hwinfer_kernel_table table = make_capture_aware_table();
-  return &table;
-}
-
-hwinfer_error* stream_begin_capture(hwinfer_stream* stream) {
-  return guarded("stream_begin_capture", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "stream_begin_capture: stream"));
-    if (stream->capture != nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                "%s stream_begin_capture: the stream is already capturing; call "
-                                "stream_end_capture first (the capture goes on)",
-                                kPluginName);
-    }
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "stream_begin_capture"));
-    auto capture = std::make_unique<StreamCapture>();
-    // Relaxed, not ThreadLocal (or Global): a captured kernel's scratch is allocated with
-    // GPU(Malloc) while capturing (capture_scratch), which the stricter modes forbid on the
-    // capturing thread, and the host may end the capture on another thread than it began it on,
-    // which only a Relaxed capture allows. What a capture must not see (synchronize, events, host
-    // copies) this plugin refuses itself; the streams are non-blocking, so the legacy stream's
-    // implicit synchronisation the stricter modes guard against does not reach them.
-    GPU_CHECK("stream_begin_capture", GPU(StreamBeginCapture)(stream->stream, kCaptureModeRelaxed));
-    stream->capture = std::move(capture);
-    return nullptr;
-  });
-}
-
-hwinfer_error* stream_end_capture(hwinfer_stream* stream, hwinfer_graph** out) {
-  return guarded("stream_end_capture", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "stream_end_capture: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(out, "stream_end_capture: out"));
-    if (stream->capture == nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                "%s stream_end_capture: the stream is not capturing (no "
-                                "stream_begin_capture since the last end)",
-                                kPluginName);
-    }
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "stream_end_capture"));
-    // From here the stream is back to normal, whatever the outcome.
-    const std::unique_ptr<StreamCapture> capture = std::move(stream->capture);
-    OwnedGraph graph(new hwinfer_graph);
-    graph->device = stream->device;
-    graph->stream_id = stream->id;
-    const gpuError_t ended = GPU(StreamEndCapture)(stream->stream, &graph->graph);
-    graph->scratch.swap(capture->scratch);  // the graph frees them now
-    if (capture->spoiled) {
-      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                "%s stream_end_capture: the capture is spoiled: an enqueue "
-                                "failed while capturing (%s); no graph, the stream is back to "
-                                "normal",
-                                kPluginName, capture->spoiled_by.c_str());
-    }
-    if (ended != gpuSuccess) {
-      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                "%s stream_end_capture: the %s ended the capture with '%s' (an "
-                                "enqueue failed while capturing); no graph, the stream is back "
-                                "to normal",
-                                kPluginName, HWINFER_GPU_VENDOR_RUNTIME,
-                                GPU(GetErrorString)(ended));
-    }
-    if (graph->graph == nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
-                                "%s stream_end_capture: the %s returned no graph", kPluginName,
-                                HWINFER_GPU_VENDOR_RUNTIME);
-    }
-    GPU_CHECK("stream_end_capture", graph_instantiate(&graph->exec, graph->graph));
-    *out = graph.release();
-    return nullptr;
-  });
-}
-
-hwinfer_error* graph_launch(hwinfer_graph* graph, hwinfer_stream* stream) {
-  return guarded("graph_launch", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(graph, "graph_launch: graph"));
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "graph_launch: stream"));
-    if (graph->stream_id != stream->id) {
-      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                "%s graph_launch: the graph was captured on another stream; a "
-                                "graph replays only on the stream it was captured from (its "
-                                "scratch and error word are that stream's)",
-                                kPluginName);
-    }
-    GPU_RETURN_IF_ERROR(refuse_while_capturing(stream, "graph_launch"));
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "graph_launch"));
-    GPU_CHECK("graph_launch", GPU(GraphLaunch)(graph->exec, stream->stream));
-    return nullptr;
-  });
-}
-
-void graph_destroy(hwinfer_graph* graph) {
-  if (graph == nullptr) return;
-  try {
-    if (hwinfer_error* error = use_device(graph->device, "graph_destroy")) {
-      error->destroy(error);  // nothing can be freed without the device; the handle still goes
-      graph->exec = nullptr;
-      graph->graph = nullptr;
-      graph->scratch.clear();
-    }
-    GraphDeleter()(graph);
-  } catch (...) {
-    // Nothing may escape across the ABI.
+hwinfer_error* GpuBackend::begin_capture(hwinfer_stream& stream) {
+  if (stream.capture != nullptr) {
+    return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                              "%s stream_begin_capture: the stream is already capturing; call "
+                              "stream_end_capture first (the capture goes on)",
+                              kPluginName);
   }
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "stream_begin_capture"));
+  auto capture = std::make_unique<StreamCapture>();
+  // Relaxed, not ThreadLocal (or Global): a captured kernel's scratch is allocated with
+  // GPU(Malloc) while capturing (capture_scratch), which the stricter modes forbid on the
+  // capturing thread, and the host may end the capture on another thread than it began it on,
+  // which only a Relaxed capture allows. What a capture must not see (synchronize, events, host
+  // copies) this plugin refuses itself; the streams are non-blocking, so the legacy stream's
+  // implicit synchronisation the stricter modes guard against does not reach them.
+  GPU_CHECK("stream_begin_capture", GPU(StreamBeginCapture)(stream.stream, kCaptureModeRelaxed));
+  stream.capture = std::move(capture);
+  return nullptr;
+}
+
+hwinfer_error* GpuBackend::end_capture(hwinfer_stream& stream, hwinfer_graph** out) {
+  if (stream.capture == nullptr) {
+    return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                              "%s stream_end_capture: the stream is not capturing (no "
+                              "stream_begin_capture since the last end)",
+                              kPluginName);
+  }
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "stream_end_capture"));
+  // From here the stream is back to normal, whatever the outcome.
+  const std::unique_ptr<StreamCapture> capture = std::move(stream.capture);
+  OwnedGraph graph(new hwinfer_graph);
+  graph->device = stream.device;
+  graph->stream_id = stream.id;
+  const gpuError_t ended = GPU(StreamEndCapture)(stream.stream, &graph->graph);
+  graph->scratch.swap(capture->scratch);  // the graph frees them now
+  if (capture->spoiled) {
+    return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                              "%s stream_end_capture: the capture is spoiled: an enqueue "
+                              "failed while capturing (%s); no graph, the stream is back to "
+                              "normal",
+                              kPluginName, capture->spoiled_by.c_str());
+  }
+  if (ended != gpuSuccess) {
+    return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                              "%s stream_end_capture: the %s ended the capture with '%s' (an "
+                              "enqueue failed while capturing); no graph, the stream is back "
+                              "to normal",
+                              kPluginName, HWINFER_GPU_VENDOR_RUNTIME, GPU(GetErrorString)(ended));
+  }
+  if (graph->graph == nullptr) {
+    return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
+                              "%s stream_end_capture: the %s returned no graph", kPluginName,
+                              HWINFER_GPU_VENDOR_RUNTIME);
+  }
+  GPU_CHECK("stream_end_capture", graph_instantiate(&graph->exec, graph->graph));
+  *out = graph.release();
+  return nullptr;
+}
+
+hwinfer_error* GpuBackend::launch(hwinfer_graph& graph, hwinfer_stream& stream) {
+  if (graph.stream_id != stream.id) {
+    return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                              "%s graph_launch: the graph was captured on another stream; a "
+                              "graph replays only on the stream it was captured from (its "
+                              "scratch and error word are that stream's)",
+                              kPluginName);
+  }
+  GPU_RETURN_IF_ERROR(refuse_while_capturing(&stream, "graph_launch"));
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "graph_launch"));
+  GPU_CHECK("graph_launch", GPU(GraphLaunch)(graph.exec, stream.stream));
+  return nullptr;
+}
+
+void GpuBackend::destroy_graph(hwinfer_graph* graph) {
+  if (hwinfer_error* error = use_device(graph->device, "graph_destroy")) {
+    error->destroy(error);  // nothing can be freed without the device; the handle still goes
+    graph->exec = nullptr;
+    graph->graph = nullptr;
+    graph->scratch.clear();
+  }
+  GraphDeleter()(graph);
 }
 
 }  // namespace hwinfer::gpu

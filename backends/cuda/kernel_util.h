@@ -1,10 +1,10 @@
 // kernel_util.h — what the GPU plugins' kernel families share on the host side (kernels.cpp and
-// kernels_*.cpp): the shared-check context with this backend's limits hook, view addressing, the
-// launch check, and each family's limits and enqueue functions. Internal to the plugin.
+// kernels_*.cpp): view addressing, the launch check, and each family's limits. Internal to the
+// plugin.
 //
-// A family's enqueue follows one shape: guarded(); require stream and desc; the shared check
-// (backend::check_<kind>(check_context(stream->device, true), *desc)), which ends in this
-// backend's limits; use_device(); launch the kernels (launch.h) on stream->stream; check_launch().
+// A family's GpuBackend::enqueue runs after the plugin kit's slot has checked NULLs and run the
+// kind's shared check (which ends in this backend's limits, gpu_limits); it calls use_device(),
+// launches the kernels (launch.h) on stream.stream and returns check_launch().
 #ifndef HWINFER_BACKENDS_CUDA_KERNEL_UTIL_H_
 #define HWINFER_BACKENDS_CUDA_KERNEL_UTIL_H_
 
@@ -14,9 +14,6 @@
 #include "hwinfer/kit/check_context.h"
 
 namespace hwinfer::gpu {
-
-// The shared checks' context for |device|, with gpu_limits (kernels.cpp) as the per-plugin hook.
-backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
 // The device address of a view's first byte (its buffer's device pointer + offset_bytes).
 inline uint8_t* view_data(const hwinfer_tensor_view& view) {
@@ -38,16 +35,9 @@ hwinfer_error* check_launch(const char* kernel);
 hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* kernel,
                                       const char* operand);
 
-// kernels_probe.cpp
-hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
-                                       const hwinfer_bandwidth_probe_desc* desc);
-
+// The limits of each kernel family (the kernels are GpuBackend::enqueue overloads, gpu_internal.h).
 // kernels_rows.cpp: the per-token kernels (rows.cu) and their limits (UNSUPPORTED with the reason
 // for what the shared checks admit but the kernels cannot run).
-hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc);
-hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc);
-hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc);
-hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
 hwinfer_error* rms_norm_limits(const hwinfer_rms_norm_desc& d);
 hwinfer_error* silu_mul_limits(const hwinfer_silu_mul_desc& d);
 hwinfer_error* rope_limits(const hwinfer_rope_desc& d, bool require_buffers);
@@ -55,28 +45,18 @@ hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d);
 
 // kernels_kv.cpp: kv_append (kv_append.cu) and its limits; rope_kv_append (ABI 1.1: one fused
 // launch, limited as its two halves).
-hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc);
 hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d);
-hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
-                                      const hwinfer_rope_kv_append_desc* desc);
 
 // kernels_gemm.cpp
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
-hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc);
 
 // kernels_quant.cpp
 hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc);
-hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
-                                        const hwinfer_matmul_quantized_desc* desc);
 
 // kernels_attention.cpp
 hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& d);
 hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
                                         bool require_buffers);
-hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
-                                              const hwinfer_attention_decode_paged_desc* desc);
-hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
-                                         const hwinfer_attention_prefill_desc* desc);
 
 }  // namespace hwinfer::gpu
 

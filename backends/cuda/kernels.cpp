@@ -10,7 +10,6 @@
 #include <cinttypes>
 
 #include "hwinfer/kit/dtype_info.h"
-#include "hwinfer/kit/kernel_query.h"
 #include "kernel_util.h"
 
 namespace hwinfer::gpu {
@@ -65,23 +64,6 @@ hwinfer_error* gpu_limits(const backend::CheckContext& context, uint32_t kind, c
   }
 }
 
-hwinfer_kernel_table make_kernel_table() {
-  hwinfer_kernel_table table{};
-  table.struct_size = sizeof(hwinfer_kernel_table);
-  table.bandwidth_probe = &enqueue_bandwidth_probe;
-  table.rms_norm = &enqueue_rms_norm;
-  table.silu_mul = &enqueue_silu_mul;
-  table.rope = &enqueue_rope;
-  table.embedding = &enqueue_embedding;
-  table.kv_append = &enqueue_kv_append;
-  table.rope_kv_append = &enqueue_rope_kv_append;
-  table.gemm = &enqueue_gemm;
-  table.matmul_quantized = &enqueue_matmul_quantized;
-  table.attention_decode_paged = &enqueue_attention_decode_paged;
-  table.attention_prefill = &enqueue_attention_prefill;
-  return table;
-}
-
 }  // namespace
 
 backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers) {
@@ -129,18 +111,6 @@ hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const cha
                               kPluginName, kernel, operand, view.offset_bytes, element);
   }
   return nullptr;
-}
-
-hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
-                            hwinfer_kernel_support* out) {
-  return guarded("kernel_query", [&]() -> hwinfer_error* {
-    return backend::answer_kernel_query(check_context(device, false), desc, out);
-  });
-}
-
-const hwinfer_kernel_table* kernel_table() {
-  static const hwinfer_kernel_table table = make_kernel_table();
-  return &table;
 }
 
 }  // namespace hwinfer::gpu

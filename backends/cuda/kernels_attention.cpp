@@ -168,82 +168,72 @@ hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
                              d.context_lens);
 }
 
-hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
-                                              const hwinfer_attention_decode_paged_desc* desc) {
-  return guarded(kDecode, [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "attention_decode_paged: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "attention_decode_paged: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_attention_decode_paged_desc& d = *desc;
-    DecodeArgs args;
-    args.n_seqs = static_cast<int32_t>(d.n_seqs);
-    args.n_heads = static_cast<int32_t>(d.n_heads);
-    args.n_kv_heads = static_cast<int32_t>(d.n_kv_heads);
-    args.head_dim = static_cast<int32_t>(d.head_dim);
-    args.scale = d.scale;
-    args.q = head_rows(d.q);
-    args.out = head_rows_out(d.out);
-    args.k = paged_pool(d.k_cache, d.k_scales);
-    args.v = paged_pool(d.v_cache, d.v_scales);
-    args.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
-    args.heads_per_block =
-        largest_divisor_at_most(d.n_heads / d.n_kv_heads, rows_per_block(d.head_dim));
-    const int64_t max_tokens = d.max_blocks_per_seq * d.block_size;  // fits an I32 (checked)
-    const int64_t tiles_per_part = std::clamp<int64_t>(
-        (max_tokens + kTileKeys * kDecodeTargetParts - 1) / (kTileKeys * kDecodeTargetParts), 1,
-        kDecodeMaxTilesPerPart);
-    args.partition_tokens = static_cast<int32_t>(kTileKeys * tiles_per_part);
-    args.n_parts =
-        static_cast<int32_t>((max_tokens + args.partition_tokens - 1) / args.partition_tokens);
-    const int64_t seq_bytes = d.n_heads * static_cast<int64_t>(args.n_parts) * (d.head_dim + 2) * 4;
-    args.batch_seqs = static_cast<int32_t>(
-        std::clamp<int64_t>(kDecodeScratchLimitBytes / seq_bytes, 1, d.n_seqs));
-    args.error_word = stream->error_word;
-    GPU_RETURN_IF_ERROR(use_device(stream->device, kDecode));
-    uint8_t* scratch = nullptr;
-    GPU_RETURN_IF_ERROR(stream_scratch(
-        stream, static_cast<uint64_t>(args.scratch_floats()) * sizeof(float), &scratch));
-    const gpuError_t result =
-        launch_attention_decode_paged(args, reinterpret_cast<float*>(scratch), stream->stream);
-    return check_runtime(result, kDecode, "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream,
+                                   const hwinfer_attention_decode_paged_desc& desc) {
+  const hwinfer_attention_decode_paged_desc& d = desc;
+  DecodeArgs args;
+  args.n_seqs = static_cast<int32_t>(d.n_seqs);
+  args.n_heads = static_cast<int32_t>(d.n_heads);
+  args.n_kv_heads = static_cast<int32_t>(d.n_kv_heads);
+  args.head_dim = static_cast<int32_t>(d.head_dim);
+  args.scale = d.scale;
+  args.q = head_rows(d.q);
+  args.out = head_rows_out(d.out);
+  args.k = paged_pool(d.k_cache, d.k_scales);
+  args.v = paged_pool(d.v_cache, d.v_scales);
+  args.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
+  args.heads_per_block =
+      largest_divisor_at_most(d.n_heads / d.n_kv_heads, rows_per_block(d.head_dim));
+  const int64_t max_tokens = d.max_blocks_per_seq * d.block_size;  // fits an I32 (checked)
+  const int64_t tiles_per_part = std::clamp<int64_t>(
+      (max_tokens + kTileKeys * kDecodeTargetParts - 1) / (kTileKeys * kDecodeTargetParts), 1,
+      kDecodeMaxTilesPerPart);
+  args.partition_tokens = static_cast<int32_t>(kTileKeys * tiles_per_part);
+  args.n_parts =
+      static_cast<int32_t>((max_tokens + args.partition_tokens - 1) / args.partition_tokens);
+  const int64_t seq_bytes = d.n_heads * static_cast<int64_t>(args.n_parts) * (d.head_dim + 2) * 4;
+  args.batch_seqs =
+      static_cast<int32_t>(std::clamp<int64_t>(kDecodeScratchLimitBytes / seq_bytes, 1, d.n_seqs));
+  args.error_word = stream.error_word;
+  GPU_RETURN_IF_ERROR(use_device(stream.device, kDecode));
+  uint8_t* scratch = nullptr;
+  GPU_RETURN_IF_ERROR(stream_scratch(
+      &stream, static_cast<uint64_t>(args.scratch_floats()) * sizeof(float), &scratch));
+  const gpuError_t result =
+      launch_attention_decode_paged(args, reinterpret_cast<float*>(scratch), stream.stream);
+  return check_runtime(result, kDecode, "kernel launch");
 }
 
-hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
-                                         const hwinfer_attention_prefill_desc* desc) {
-  return guarded(kPrefill, [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "attention_prefill: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "attention_prefill: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_attention_prefill_desc& d = *desc;
-    PrefillArgs args;
-    args.n_tokens = static_cast<int32_t>(d.n_tokens);
-    args.n_seqs = static_cast<int32_t>(d.n_seqs);
-    args.n_heads = static_cast<int32_t>(d.n_heads);
-    args.n_kv_heads = static_cast<int32_t>(d.n_kv_heads);
-    args.head_dim = static_cast<int32_t>(d.head_dim);
-    args.scale = d.scale;
-    args.causal = d.causal != 0 ? 1 : 0;
-    args.q = head_rows(d.q);
-    args.k = head_rows(d.k);
-    args.v = head_rows(d.v);
-    args.out = head_rows_out(d.out);
-    args.query_start = reinterpret_cast<const int32_t*>(view_data(d.query_start));
-    args.query_start_stride = element_stride(d.query_start, 0);
-    if (backend::attention_prefill_has_prefix(d, true)) {
-      args.has_prefix = 1;
-      args.k_cache = paged_pool(d.k_cache, d.k_scales);
-      args.v_cache = paged_pool(d.v_cache, d.v_scales);
-      args.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
-    }
-    const int32_t rows = rows_per_block(d.head_dim);
-    args.heads_per_block = largest_divisor_at_most(d.n_heads / d.n_kv_heads, rows);
-    args.tokens_per_block = rows / args.heads_per_block;
-    args.error_word = stream->error_word;
-    GPU_RETURN_IF_ERROR(use_device(stream->device, kPrefill));
-    const gpuError_t result = launch_attention_prefill(args, stream->stream);
-    return check_runtime(result, kPrefill, "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream,
+                                   const hwinfer_attention_prefill_desc& desc) {
+  const hwinfer_attention_prefill_desc& d = desc;
+  PrefillArgs args;
+  args.n_tokens = static_cast<int32_t>(d.n_tokens);
+  args.n_seqs = static_cast<int32_t>(d.n_seqs);
+  args.n_heads = static_cast<int32_t>(d.n_heads);
+  args.n_kv_heads = static_cast<int32_t>(d.n_kv_heads);
+  args.head_dim = static_cast<int32_t>(d.head_dim);
+  args.scale = d.scale;
+  args.causal = d.causal != 0 ? 1 : 0;
+  args.q = head_rows(d.q);
+  args.k = head_rows(d.k);
+  args.v = head_rows(d.v);
+  args.out = head_rows_out(d.out);
+  args.query_start = reinterpret_cast<const int32_t*>(view_data(d.query_start));
+  args.query_start_stride = element_stride(d.query_start, 0);
+  if (backend::attention_prefill_has_prefix(d, true)) {
+    args.has_prefix = 1;
+    args.k_cache = paged_pool(d.k_cache, d.k_scales);
+    args.v_cache = paged_pool(d.v_cache, d.v_scales);
+    args.table = paged_table(d.block_tables, d.context_lens, d.block_size, d.k_cache.shape[0]);
+  }
+  const int32_t rows = rows_per_block(d.head_dim);
+  args.heads_per_block = largest_divisor_at_most(d.n_heads / d.n_kv_heads, rows);
+  args.tokens_per_block = rows / args.heads_per_block;
+  args.error_word = stream.error_word;
+  GPU_RETURN_IF_ERROR(use_device(stream.device, kPrefill));
+  const gpuError_t result = launch_attention_prefill(args, stream.stream);
+  return check_runtime(result, kPrefill, "kernel launch");
 }
 
 }  // namespace hwinfer::gpu

@@ -49,40 +49,34 @@ hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc) {
   return nullptr;
 }
 
-hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc) {
-  return guarded("gemm", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "gemm: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "gemm: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "gemm"));
-    bool vendor = false;
-    GPU_RETURN_IF_ERROR(try_vendor_gemm(stream, *desc, &vendor));
-    if (vendor) return nullptr;
-    GemmProblem problem{};
-    problem.m = desc->m;
-    problem.n = desc->n;
-    problem.k = desc->k;
-    problem.alpha = desc->alpha;
-    problem.beta = desc->beta;
-    problem.a = matrix_operand(desc->a);
-    problem.b = matrix_operand(desc->b);
-    problem.c = matrix_operand(desc->c);
-    if (desc->b_transposed != 0) {  // b [n, k]: the logical [k, n] has the strides swapped
-      const int64_t along_n = problem.b.row_stride;
-      problem.b.row_stride = problem.b.col_stride;
-      problem.b.col_stride = along_n;
-    }
-    // A dimension of extent 1 is never stepped along: give it the contiguous stride so the
-    // kernels' layout tests (contiguous along k, aligned rows) see the layout that matters.
-    if (problem.k == 1) {
-      problem.a.col_stride = 1;
-      problem.b.row_stride = 1;
-    }
-    const gpuError_t result = problem.m <= kGemvMaxRows
-                                  ? launch_gemv(problem, stream->stream)
-                                  : launch_gemm_tiled(problem, stream->stream);
-    return check_runtime(result, "gemm", "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& desc) {
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "gemm"));
+  bool vendor = false;
+  GPU_RETURN_IF_ERROR(try_vendor_gemm(&stream, desc, &vendor));
+  if (vendor) return nullptr;
+  GemmProblem problem{};
+  problem.m = desc.m;
+  problem.n = desc.n;
+  problem.k = desc.k;
+  problem.alpha = desc.alpha;
+  problem.beta = desc.beta;
+  problem.a = matrix_operand(desc.a);
+  problem.b = matrix_operand(desc.b);
+  problem.c = matrix_operand(desc.c);
+  if (desc.b_transposed != 0) {  // b [n, k]: the logical [k, n] has the strides swapped
+    const int64_t along_n = problem.b.row_stride;
+    problem.b.row_stride = problem.b.col_stride;
+    problem.b.col_stride = along_n;
+  }
+  // A dimension of extent 1 is never stepped along: give it the contiguous stride so the
+  // kernels' layout tests (contiguous along k, aligned rows) see the layout that matters.
+  if (problem.k == 1) {
+    problem.a.col_stride = 1;
+    problem.b.row_stride = 1;
+  }
+  const gpuError_t result = problem.m <= kGemvMaxRows ? launch_gemv(problem, stream.stream)
+                                                      : launch_gemm_tiled(problem, stream.stream);
+  return check_runtime(result, "gemm", "kernel launch");
 }
 
 }  // namespace hwinfer::gpu

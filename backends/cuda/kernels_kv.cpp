@@ -66,22 +66,17 @@ hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d) {
   return nullptr;
 }
 
-hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc) {
-  return guarded("kv_append", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "kv_append: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "kv_append: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_kv_append_desc& d = *desc;
-    const GpuKvSide k = kv_side(d.k, d.k_cache, d.k_scales);
-    const GpuKvSide v = kv_side(d.v, d.v_cache, d.v_scales);
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "kv_append"));
-    const gpuError_t result =
-        launch_kv_append(d.n_tokens, d.n_kv_heads, d.head_dim, d.block_size, d.num_blocks,
-                         reinterpret_cast<const int32_t*>(view_data(d.slot_mapping)),
-                         element_stride(d.slot_mapping, 0), k, v, stream->error_word,
-                         stream->device->info.compute_units, stream->stream);
-    return check_runtime(result, "kv_append", "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream, const hwinfer_kv_append_desc& desc) {
+  const hwinfer_kv_append_desc& d = desc;
+  const GpuKvSide k = kv_side(d.k, d.k_cache, d.k_scales);
+  const GpuKvSide v = kv_side(d.v, d.v_cache, d.v_scales);
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "kv_append"));
+  const gpuError_t result =
+      launch_kv_append(d.n_tokens, d.n_kv_heads, d.head_dim, d.block_size, d.num_blocks,
+                       reinterpret_cast<const int32_t*>(view_data(d.slot_mapping)),
+                       element_stride(d.slot_mapping, 0), k, v, stream.error_word,
+                       stream.device->info.compute_units, stream.stream);
+  return check_runtime(result, "kv_append", "kernel launch");
 }
 
 // ---- RoPE fused with the KV append (ABI 1.1) ---------------------------------------------------
@@ -91,31 +86,26 @@ hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append
 // rope_limits, kv_append_limits), so the fused kind adds no limit of its own. One launch
 // (kv_append.cu's rope_kv_append_kernel).
 
-hwinfer_error* enqueue_rope_kv_append(hwinfer_stream* stream,
-                                      const hwinfer_rope_kv_append_desc* desc) {
-  return guarded("rope_kv_append", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "rope_kv_append: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "rope_kv_append: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_rope_kv_append_desc& d = *desc;
-    GpuRope rope{};
-    rope.half = d.rotary_dim / 2;
-    rope.theta_base = static_cast<double>(d.theta_base);
-    rope.neox = d.mode == HWINFER_ROPE_NEOX;
-    rope.q = head_matrix(d.q, d.n_heads);
-    rope.k = head_matrix(d.k, d.n_kv_heads);
-    rope.positions = reinterpret_cast<const int32_t*>(view_data(d.positions));
-    rope.position_stride = element_stride(d.positions, 0);
-    const GpuKvSide k = kv_side(d.k, d.k_cache, d.k_scales);
-    const GpuKvSide v = kv_side(d.v, d.v_cache, d.v_scales);
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "rope_kv_append"));
-    const gpuError_t result = launch_rope_kv_append(
-        rope, d.n_tokens, d.n_kv_heads, d.head_dim, d.block_size, d.num_blocks,
-        reinterpret_cast<const int32_t*>(view_data(d.slot_mapping)),
-        element_stride(d.slot_mapping, 0), k, v, stream->error_word,
-        stream->device->info.compute_units, stream->stream);
-    return check_runtime(result, "rope_kv_append", "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream,
+                                   const hwinfer_rope_kv_append_desc& desc) {
+  const hwinfer_rope_kv_append_desc& d = desc;
+  GpuRope rope{};
+  rope.half = d.rotary_dim / 2;
+  rope.theta_base = static_cast<double>(d.theta_base);
+  rope.neox = d.mode == HWINFER_ROPE_NEOX;
+  rope.q = head_matrix(d.q, d.n_heads);
+  rope.k = head_matrix(d.k, d.n_kv_heads);
+  rope.positions = reinterpret_cast<const int32_t*>(view_data(d.positions));
+  rope.position_stride = element_stride(d.positions, 0);
+  const GpuKvSide k = kv_side(d.k, d.k_cache, d.k_scales);
+  const GpuKvSide v = kv_side(d.v, d.v_cache, d.v_scales);
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "rope_kv_append"));
+  const gpuError_t result =
+      launch_rope_kv_append(rope, d.n_tokens, d.n_kv_heads, d.head_dim, d.block_size, d.num_blocks,
+                            reinterpret_cast<const int32_t*>(view_data(d.slot_mapping)),
+                            element_stride(d.slot_mapping, 0), k, v, stream.error_word,
+                            stream.device->info.compute_units, stream.stream);
+  return check_runtime(result, "rope_kv_append", "kernel launch");
 }
 
 }  // namespace hwinfer::gpu

@@ -38,53 +38,48 @@ hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc
   return nullptr;
 }
 
-hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
-                                        const hwinfer_matmul_quantized_desc* desc) {
-  return guarded("matmul_quantized", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "matmul_quantized: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "matmul_quantized: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    QuantMatmulProblem problem{};
-    problem.m = desc->m;
-    problem.n = desc->n;
-    problem.k = desc->k;
-    problem.w_dtype = desc->w.dtype;
-    problem.w = view_data(desc->w);
-    problem.w_row_bytes = desc->w.strides_bytes[0];
-    problem.x = reinterpret_cast<const float*>(view_data(desc->x));
-    problem.x_row_stride = desc->x.strides_bytes[0] / 4;
-    problem.x_col_stride = desc->x.strides_bytes[1] / 4;
-    problem.y = reinterpret_cast<float*>(view_data(desc->y));
-    problem.y_row_stride = desc->y.strides_bytes[0] / 4;
-    problem.y_col_stride = desc->y.strides_bytes[1] / 4;
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "matmul_quantized"));
-    if (problem.m > kGemvMaxRows) {
-      if (problem.x_col_stride == 1 && problem.y_col_stride == 1) {
-        const WeightProduct product{problem.m,
-                                    problem.n,
-                                    problem.k,
-                                    1.0f,
-                                    0.0f,
-                                    problem.x,
-                                    problem.x_row_stride,
-                                    problem.w_dtype,
-                                    problem.w,
-                                    problem.w_row_bytes,
-                                    problem.y,
-                                    problem.y_row_stride};
-        bool vendor = false;
-        GPU_RETURN_IF_ERROR(try_vendor_weight_product(stream, product, &vendor));
-        if (vendor) return nullptr;
-      }
-      return check_runtime(launch_matmul_q_tiled(problem, stream->stream), "matmul_quantized",
-                           "kernel launch");
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream,
+                                   const hwinfer_matmul_quantized_desc& desc) {
+  QuantMatmulProblem problem{};
+  problem.m = desc.m;
+  problem.n = desc.n;
+  problem.k = desc.k;
+  problem.w_dtype = desc.w.dtype;
+  problem.w = view_data(desc.w);
+  problem.w_row_bytes = desc.w.strides_bytes[0];
+  problem.x = reinterpret_cast<const float*>(view_data(desc.x));
+  problem.x_row_stride = desc.x.strides_bytes[0] / 4;
+  problem.x_col_stride = desc.x.strides_bytes[1] / 4;
+  problem.y = reinterpret_cast<float*>(view_data(desc.y));
+  problem.y_row_stride = desc.y.strides_bytes[0] / 4;
+  problem.y_col_stride = desc.y.strides_bytes[1] / 4;
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "matmul_quantized"));
+  if (problem.m > kGemvMaxRows) {
+    if (problem.x_col_stride == 1 && problem.y_col_stride == 1) {
+      const WeightProduct product{problem.m,
+                                  problem.n,
+                                  problem.k,
+                                  1.0f,
+                                  0.0f,
+                                  problem.x,
+                                  problem.x_row_stride,
+                                  problem.w_dtype,
+                                  problem.w,
+                                  problem.w_row_bytes,
+                                  problem.y,
+                                  problem.y_row_stride};
+      bool vendor = false;
+      GPU_RETURN_IF_ERROR(try_vendor_weight_product(&stream, product, &vendor));
+      if (vendor) return nullptr;
     }
-    uint8_t* scratch = nullptr;
-    GPU_RETURN_IF_ERROR(
-        stream_scratch(stream, matmul_q_gemv_scratch_bytes(problem.m, problem.k), &scratch));
-    return check_runtime(launch_matmul_q_gemv(problem, scratch, stream->stream), "matmul_quantized",
+    return check_runtime(launch_matmul_q_tiled(problem, stream.stream), "matmul_quantized",
                          "kernel launch");
-  });
+  }
+  uint8_t* scratch = nullptr;
+  GPU_RETURN_IF_ERROR(
+      stream_scratch(&stream, matmul_q_gemv_scratch_bytes(problem.m, problem.k), &scratch));
+  return check_runtime(launch_matmul_q_gemv(problem, scratch, stream.stream), "matmul_quantized",
+                       "kernel launch");
 }
 
 }  // namespace hwinfer::gpu

@@ -81,63 +81,43 @@ hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
 
 // ---- enqueue -----------------------------------------------------------------------------------
 
-hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
-  return guarded("rms_norm", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "rms_norm: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "rms_norm: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_rms_norm_desc& d = *desc;
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "rms_norm"));
-    const gpuError_t result = launch_rms_norm(
-        d.n_tokens, d.dim, d.eps, row_matrix(d.x), row_matrix(d.residual),
-        reinterpret_cast<const float*>(view_data(d.weight)), row_matrix(d.out), stream->stream);
-    return check_runtime(result, "rms_norm", "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream, const hwinfer_rms_norm_desc& desc) {
+  const hwinfer_rms_norm_desc& d = desc;
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "rms_norm"));
+  const gpuError_t result = launch_rms_norm(
+      d.n_tokens, d.dim, d.eps, row_matrix(d.x), row_matrix(d.residual),
+      reinterpret_cast<const float*>(view_data(d.weight)), row_matrix(d.out), stream.stream);
+  return check_runtime(result, "rms_norm", "kernel launch");
 }
 
-hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
-  return guarded("silu_mul", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "silu_mul: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "silu_mul: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_silu_mul_desc& d = *desc;
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "silu_mul"));
-    const gpuError_t result = launch_silu_mul(d.n_tokens, d.dim, row_matrix(d.gate),
-                                              row_matrix(d.up), row_matrix(d.out), stream->stream);
-    return check_runtime(result, "silu_mul", "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream, const hwinfer_silu_mul_desc& desc) {
+  const hwinfer_silu_mul_desc& d = desc;
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "silu_mul"));
+  const gpuError_t result = launch_silu_mul(d.n_tokens, d.dim, row_matrix(d.gate), row_matrix(d.up),
+                                            row_matrix(d.out), stream.stream);
+  return check_runtime(result, "silu_mul", "kernel launch");
 }
 
-hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
-  return guarded("rope", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "rope: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "rope: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_rope_desc& d = *desc;
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "rope"));
-    const gpuError_t result =
-        launch_rope(d.n_tokens, d.rotary_dim, d.theta_base, d.mode == HWINFER_ROPE_NEOX,
-                    head_matrix(d.q, d.n_heads), head_matrix(d.k, d.n_kv_heads),
-                    reinterpret_cast<const int32_t*>(view_data(d.positions)),
-                    element_stride(d.positions, 0), stream->stream);
-    return check_runtime(result, "rope", "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream, const hwinfer_rope_desc& desc) {
+  const hwinfer_rope_desc& d = desc;
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "rope"));
+  const gpuError_t result =
+      launch_rope(d.n_tokens, d.rotary_dim, d.theta_base, d.mode == HWINFER_ROPE_NEOX,
+                  head_matrix(d.q, d.n_heads), head_matrix(d.k, d.n_kv_heads),
+                  reinterpret_cast<const int32_t*>(view_data(d.positions)),
+                  element_stride(d.positions, 0), stream.stream);
+  return check_runtime(result, "rope", "kernel launch");
 }
 
-hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc) {
-  return guarded("embedding", [&]() -> hwinfer_error* {
-    GPU_RETURN_IF_ERROR(require_non_null(stream, "embedding: stream"));
-    GPU_RETURN_IF_ERROR(require_non_null(desc, "embedding: desc"));
-    GPU_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    const hwinfer_embedding_desc& d = *desc;
-    GPU_RETURN_IF_ERROR(use_device(stream->device, "embedding"));
-    const gpuError_t result = launch_embedding(
-        d.n_tokens, d.vocab, d.dim, d.table.dtype, view_data(d.table), d.table.strides_bytes[0],
-        reinterpret_cast<const int32_t*>(view_data(d.ids)), element_stride(d.ids, 0),
-        reinterpret_cast<float*>(view_data(d.out)), element_stride(d.out, 0), stream->error_word,
-        stream->stream);
-    return check_runtime(result, "embedding", "kernel launch");
-  });
+hwinfer_error* GpuBackend::enqueue(hwinfer_stream& stream, const hwinfer_embedding_desc& desc) {
+  const hwinfer_embedding_desc& d = desc;
+  GPU_RETURN_IF_ERROR(use_device(stream.device, "embedding"));
+  const gpuError_t result =
+      launch_embedding(d.n_tokens, d.vocab, d.dim, d.table.dtype, view_data(d.table),
+                       d.table.strides_bytes[0], reinterpret_cast<const int32_t*>(view_data(d.ids)),
+                       element_stride(d.ids, 0), reinterpret_cast<float*>(view_data(d.out)),
+                       element_stride(d.out, 0), stream.error_word, stream.stream);
+  return check_runtime(result, "embedding", "kernel launch");
 }
 
 }  // namespace hwinfer::gpu

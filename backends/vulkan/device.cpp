@@ -275,31 +275,12 @@ void enumerate_devices(hwinfer_plugin* plugin) {
   }
 }
 
-hwinfer_error* device_count(hwinfer_plugin* plugin, uint32_t* out_count) {
-  return guarded("device_count", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(plugin, "device_count: plugin")) return error;
-    if (hwinfer_error* error = require_non_null(out_count, "device_count: out_count")) return error;
-    *out_count = static_cast<uint32_t>(plugin->devices.size());
-    return nullptr;
-  });
-}
-
-hwinfer_error* device_get_info(hwinfer_plugin* plugin, uint32_t ordinal, hwinfer_device_info* out) {
-  return guarded("device_get_info", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(plugin, "device_get_info: plugin")) return error;
-    if (hwinfer_error* error = require_non_null(out, "device_get_info: out")) return error;
-    if (ordinal >= plugin->devices.size()) {
-      return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
-                                "vulkan device_get_info: ordinal %" PRIu32
-                                " out of range (%zu devices)",
-                                ordinal, plugin->devices.size());
-    }
-    const PhysicalDevice& device = plugin->devices[ordinal];
-    hwinfer_device_info info = device.info;
-    info.memory_free_bytes = memory_free_bytes(*plugin, device);
-    hwinfer_copy_out(out, &info, sizeof(info));
-    return nullptr;
-  });
+hwinfer_error* VulkanBackend::device_info(const hwinfer_plugin& plugin, uint32_t ordinal,
+                                          hwinfer_device_info& info) {
+  const PhysicalDevice& device = plugin.devices[ordinal];
+  info = device.info;
+  info.memory_free_bytes = memory_free_bytes(plugin, device);
+  return nullptr;
 }
 
 namespace {
@@ -385,75 +366,30 @@ void destroy_device(hwinfer_device* device) {
 
 }  // namespace
 
-hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinfer_option* options,
-                           size_t n_options, hwinfer_device** out) {
-  return guarded("device_open", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(plugin, "device_open: plugin")) return error;
-    if (hwinfer_error* error = require_non_null(out, "device_open: out")) return error;
-    if (hwinfer_error* error =
-            backend::check_option_array(kPluginName, "device_open", options, n_options)) {
-      return error;
-    }
-    if (ordinal >= plugin->devices.size()) {
-      return hwinfer_make_error(HWINFER_STATUS_OUT_OF_RANGE,
-                                "vulkan device_open: ordinal %" PRIu32
-                                " out of range (%zu devices)",
-                                ordinal, plugin->devices.size());
-    }
-    for (size_t i = 0; i < n_options; ++i) {
-      const hwinfer_option& option = options[i];
-      if (hwinfer_error* error = backend::check_option(kPluginName, "device_open", option, i)) {
-        return error;
-      }
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "vulkan device_open: unknown option '%s' (value '%s'); the vulkan "
-                                "plugin has no device options yet",
-                                option.key, option.value);
-    }
-    {
-      std::lock_guard<std::mutex> lock(plugin->mutex);
-      if (plugin->open[ordinal]) {
-        return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                  "vulkan device_open: device %" PRIu32 " is already open",
-                                  ordinal);
-      }
-      plugin->open[ordinal] = true;
-    }
-    auto device = std::make_unique<hwinfer_device>();
-    device->plugin = plugin;
-    device->ordinal = ordinal;
-    device->physical = &plugin->devices[ordinal];
-    if (hwinfer_error* error = create_device(device.get())) {
-      destroy_device(device.get());
-      std::lock_guard<std::mutex> lock(plugin->mutex);
-      plugin->open[ordinal] = false;
-      return error;
-    }
-    *out = device.release();
-    return nullptr;
-  });
+hwinfer_error* VulkanBackend::open_device(hwinfer_plugin& plugin, uint32_t ordinal,
+                                          const hwinfer_option* options, size_t n_options,
+                                          std::unique_ptr<hwinfer_device>* out) {
+  for (size_t i = 0; i < n_options; ++i) {
+    const hwinfer_option& option = options[i];
+    HWINFER_KIT_RETURN_IF_ERROR(backend::check_option(kPluginName, "device_open", option, i));
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "vulkan device_open: unknown option '%s' (value '%s'); the vulkan "
+                              "plugin has no device options yet",
+                              option.key, option.value);
+  }
+  auto device = std::make_unique<hwinfer_device>();
+  device->plugin = &plugin;
+  device->ordinal = ordinal;
+  device->physical = &plugin.devices[ordinal];
+  device->max_allocation_bytes = device->physical->info.max_allocation_bytes;
+  if (hwinfer_error* error = create_device(device.get())) {
+    destroy_device(device.get());
+    return error;
+  }
+  *out = std::move(device);
+  return nullptr;
 }
 
-void device_close(hwinfer_device* device) {
-  if (device == nullptr) return;
-  try {
-    if (device->live_buffers.load() != 0 || device->live_streams.load() != 0 ||
-        device->live_events.load() != 0) {
-      log_message(device->plugin->host, HWINFER_LOG_WARNING,
-                  "device_close: %" PRId64 " buffer(s), %" PRId64 " stream(s) and %" PRId64
-                  " event(s) are still alive; the host must destroy them first",
-                  device->live_buffers.load(), device->live_streams.load(),
-                  device->live_events.load());
-    }
-    destroy_device(device);
-    {
-      std::lock_guard<std::mutex> lock(device->plugin->mutex);
-      device->plugin->open[device->ordinal] = false;
-    }
-    delete device;
-  } catch (...) {
-    // Nothing may escape across the ABI.
-  }
-}
+void VulkanBackend::close_device(hwinfer_device& device) { destroy_device(&device); }
 
 }  // namespace hwinfer::vulkan

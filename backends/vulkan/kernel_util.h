@@ -12,11 +12,6 @@
 #include "hwinfer/kit/check_context.h"
 #include "vk_internal.h"
 
-#define VK_RETURN_IF_ERROR(expr)                             \
-  do {                                                       \
-    if (hwinfer_error* vk_error_ = (expr)) return vk_error_; \
-  } while (0)
-
 namespace hwinfer::vulkan {
 
 constexpr uint64_t kWorkgroupSize = 256;  // HWINFER_WORKGROUP_SIZE of shaders/common.glsl
@@ -51,33 +46,23 @@ hwinfer_error* require_whole_pool_elements(const char* kernel, const hwinfer_ten
 
 // kernels_attention_decode.cpp
 hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& desc);
-hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
-                                              const hwinfer_attention_decode_paged_desc* desc);
 
 // kernels_attention_prefill.cpp
 hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& desc,
                                         bool require_buffers);
-hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
-                                         const hwinfer_attention_prefill_desc* desc);
 
 // kernels_gemm.cpp
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
-hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc);
 
 // kernels_kv.cpp
 hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& desc);
-hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc);
 
 // kernels_quant.cpp
 hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc);
-hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
-                                        const hwinfer_matmul_quantized_desc* desc);
 
 // kernels_token.cpp
 hwinfer_error* embedding_limits(const hwinfer_embedding_desc& desc);
-hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc);
 hwinfer_error* rope_limits(const hwinfer_rope_desc& desc);
-hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc);
 
 }  // namespace hwinfer::vulkan
 

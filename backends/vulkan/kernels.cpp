@@ -18,7 +18,6 @@
 #include "dispatch.h"
 #include "hwinfer/kit/dtype_info.h"
 #include "hwinfer/kit/kernel_checks.h"
-#include "hwinfer/kit/kernel_query.h"
 #include "hwinfer/kit/view_checks.h"
 #include "hwinfer/kit/view_extent.h"
 #include "kernel_util.h"
@@ -59,15 +58,15 @@ hwinfer_error* vulkan_limits(const backend::CheckContext& context, uint32_t kind
   switch (kind) {
     case HWINFER_KERNEL_RMS_NORM: {
       const auto& d = *static_cast<const hwinfer_rms_norm_desc*>(desc);
-      VK_RETURN_IF_ERROR(require_runnable(d.x, "rms_norm", "x", true));
-      VK_RETURN_IF_ERROR(require_runnable(d.weight, "rms_norm", "weight"));
-      VK_RETURN_IF_ERROR(require_runnable(d.out, "rms_norm", "out", true));
+      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.x, "rms_norm", "x", true));
+      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.weight, "rms_norm", "weight"));
+      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.out, "rms_norm", "out", true));
       return require_runnable(d.residual, "rms_norm", "residual", true);
     }
     case HWINFER_KERNEL_SILU_MUL: {
       const auto& d = *static_cast<const hwinfer_silu_mul_desc*>(desc);
-      VK_RETURN_IF_ERROR(require_runnable(d.gate, "silu_mul", "gate", true));
-      VK_RETURN_IF_ERROR(require_runnable(d.up, "silu_mul", "up", true));
+      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.gate, "silu_mul", "gate", true));
+      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.up, "silu_mul", "up", true));
       return require_runnable(d.out, "silu_mul", "out", true);
     }
     case HWINFER_KERNEL_GEMM:
@@ -119,40 +118,38 @@ struct RmsNormPush {
   uint32_t x_f16, residual_f16, out_f16;
 };
 
-hwinfer_error* enqueue_rms_norm(hwinfer_stream* stream, const hwinfer_rms_norm_desc* desc) {
-  return guarded("rms_norm", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "rms_norm: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "rms_norm: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    const bool has_residual = desc->residual.buffer != nullptr;
-    // Without a residual, binding 1 aliases x (never touched: has_residual = 0).
-    const hwinfer_tensor_view& residual = has_residual ? desc->residual : desc->x;
-    RmsNormPush push{};
-    push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
-    push.dim = static_cast<uint32_t>(desc->dim);
-    push.x_offset = element_remainder(device, desc->x);
-    push.x_row_stride = element_row_stride(desc->x);
-    push.residual_offset = element_remainder(device, residual);
-    push.residual_row_stride = element_row_stride(residual);
-    push.weight_offset = element_remainder(device, desc->weight);
-    push.out_offset = element_remainder(device, desc->out);
-    push.out_row_stride = element_row_stride(desc->out);
-    push.has_residual = has_residual ? 1u : 0u;
-    push.eps = desc->eps;
-    push.x_f16 = is_f16(desc->x);
-    push.residual_f16 = is_f16(residual);
-    push.out_f16 = is_f16(desc->out);
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("rms_norm"));
-    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kRmsNorm,
-                                          {operand_of(desc->x), operand_of(residual),
-                                           operand_of(desc->weight), operand_of(desc->out)},
-                                          &push, sizeof(push),
-                                          static_cast<uint64_t>(desc->n_tokens)));
-    return recording.submit();
-  });
+}  // namespace
+
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_rms_norm_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  const bool has_residual = desc.residual.buffer != nullptr;
+  // Without a residual, binding 1 aliases x (never touched: has_residual = 0).
+  const hwinfer_tensor_view& residual = has_residual ? desc.residual : desc.x;
+  RmsNormPush push{};
+  push.n_tokens = static_cast<uint32_t>(desc.n_tokens);
+  push.dim = static_cast<uint32_t>(desc.dim);
+  push.x_offset = element_remainder(device, desc.x);
+  push.x_row_stride = element_row_stride(desc.x);
+  push.residual_offset = element_remainder(device, residual);
+  push.residual_row_stride = element_row_stride(residual);
+  push.weight_offset = element_remainder(device, desc.weight);
+  push.out_offset = element_remainder(device, desc.out);
+  push.out_row_stride = element_row_stride(desc.out);
+  push.has_residual = has_residual ? 1u : 0u;
+  push.eps = desc.eps;
+  push.x_f16 = is_f16(desc.x);
+  push.residual_f16 = is_f16(residual);
+  push.out_f16 = is_f16(desc.out);
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("rms_norm"));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+      ShaderId::kRmsNorm,
+      {operand_of(desc.x), operand_of(residual), operand_of(desc.weight), operand_of(desc.out)},
+      &push, sizeof(push), static_cast<uint64_t>(desc.n_tokens)));
+  return recording.submit();
 }
+
+namespace {
 
 // ---- SiLU-mul ----------------------------------------------------------------------------------
 //   gate, up, out: [n_tokens, dim] F32 | F16 each
@@ -165,33 +162,32 @@ struct SiluMulPush {
   uint32_t gate_f16, up_f16, out_f16;
 };
 
-hwinfer_error* enqueue_silu_mul(hwinfer_stream* stream, const hwinfer_silu_mul_desc* desc) {
-  return guarded("silu_mul", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "silu_mul: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "silu_mul: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    SiluMulPush push{};
-    push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
-    push.dim = static_cast<uint32_t>(desc->dim);
-    push.gate_offset = element_remainder(device, desc->gate);
-    push.gate_row_stride = element_row_stride(desc->gate);
-    push.up_offset = element_remainder(device, desc->up);
-    push.up_row_stride = element_row_stride(desc->up);
-    push.out_offset = element_remainder(device, desc->out);
-    push.out_row_stride = element_row_stride(desc->out);
-    push.gate_f16 = is_f16(desc->gate);
-    push.up_f16 = is_f16(desc->up);
-    push.out_f16 = is_f16(desc->out);
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("silu_mul"));
-    VK_RETURN_IF_ERROR(recording.dispatch(
-        ShaderId::kSiluMul, {operand_of(desc->gate), operand_of(desc->up), operand_of(desc->out)},
-        &push, sizeof(push), div_up(static_cast<uint64_t>(desc->dim), kWorkgroupSize),
-        static_cast<uint64_t>(desc->n_tokens)));
-    return recording.submit();
-  });
+}  // namespace
+
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_silu_mul_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  SiluMulPush push{};
+  push.n_tokens = static_cast<uint32_t>(desc.n_tokens);
+  push.dim = static_cast<uint32_t>(desc.dim);
+  push.gate_offset = element_remainder(device, desc.gate);
+  push.gate_row_stride = element_row_stride(desc.gate);
+  push.up_offset = element_remainder(device, desc.up);
+  push.up_row_stride = element_row_stride(desc.up);
+  push.out_offset = element_remainder(device, desc.out);
+  push.out_row_stride = element_row_stride(desc.out);
+  push.gate_f16 = is_f16(desc.gate);
+  push.up_f16 = is_f16(desc.up);
+  push.out_f16 = is_f16(desc.out);
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("silu_mul"));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+      ShaderId::kSiluMul, {operand_of(desc.gate), operand_of(desc.up), operand_of(desc.out)}, &push,
+      sizeof(push), div_up(static_cast<uint64_t>(desc.dim), kWorkgroupSize),
+      static_cast<uint64_t>(desc.n_tokens)));
+  return recording.submit();
 }
+
+namespace {
 
 // ---- bandwidth probe ---------------------------------------------------------------------------
 //   src: [size_bytes] I8 (READ, COPY);  dst: [size_bytes] I8 (COPY, WRITE);  sink: [>= 64] I8
@@ -209,7 +205,7 @@ hwinfer_error* record_probe_read(Recording& recording, const hwinfer_device* dev
                                  const hwinfer_bandwidth_probe_desc& d) {
   const DeviceFunctions& fn = recording.fn();
   hwinfer_buffer* scratch = nullptr;
-  VK_RETURN_IF_ERROR(recording.transient(kSinkMinBytes, HWINFER_MEMORY_DEVICE, &scratch));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.transient(kSinkMinBytes, HWINFER_MEMORY_DEVICE, &scratch));
   fn.vkCmdFillBuffer(recording.command_buffer(), scratch->buffer, 0, kSinkMinBytes, 0);
   recording.barrier();
   Operand src{d.src.buffer, d.src.offset_bytes, 0};
@@ -223,9 +219,9 @@ hwinfer_error* record_probe_read(Recording& recording, const hwinfer_device* dev
   const uint64_t groups = std::min<uint64_t>(div_up(n_words, kWorkgroupSize), 4096);
   for (uint32_t pass = 0; pass < d.iterations; ++pass) {
     push.pass = pass;
-    VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kProbeRead,
-                                          {src, Operand{scratch, 0, kSinkMinBytes}}, &push,
-                                          sizeof(push), groups));
+    HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(ShaderId::kProbeRead,
+                                                   {src, Operand{scratch, 0, kSinkMinBytes}}, &push,
+                                                   sizeof(push), groups));
     recording.barrier();
   }
   VkBufferCopy region{0, d.sink.offset_bytes, kSinkMinBytes};
@@ -249,7 +245,7 @@ hwinfer_error* record_probe_write(Recording& recording, const hwinfer_bandwidth_
   const DeviceFunctions& fn = recording.fn();
   VkCommandBuffer cb = recording.command_buffer();
   hwinfer_buffer* zeros = nullptr;
-  VK_RETURN_IF_ERROR(recording.transient(8, HWINFER_MEMORY_DEVICE, &zeros));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.transient(8, HWINFER_MEMORY_DEVICE, &zeros));
   fn.vkCmdFillBuffer(cb, zeros->buffer, 0, 8, 0);
   recording.barrier();
   const uint64_t begin = d.dst.offset_bytes;
@@ -274,48 +270,25 @@ hwinfer_error* record_probe_write(Recording& recording, const hwinfer_bandwidth_
   return nullptr;
 }
 
-hwinfer_error* enqueue_bandwidth_probe(hwinfer_stream* stream,
-                                       const hwinfer_bandwidth_probe_desc* desc) {
-  return guarded("bandwidth_probe", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "bandwidth_probe: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "bandwidth_probe: desc"));
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(stream->device, true), *desc));
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("bandwidth_probe"));
-    switch (desc->mode) {
-      case HWINFER_PROBE_READ:
-        VK_RETURN_IF_ERROR(record_probe_read(recording, stream->device, *desc));
-        break;
-      case HWINFER_PROBE_COPY:
-        record_probe_copy(recording, *desc);
-        break;
-      default:
-        VK_RETURN_IF_ERROR(record_probe_write(recording, *desc));
-        break;
-    }
-    return recording.submit();
-  });
-}
-
-// ---- kernel_query ------------------------------------------------------------------------------
-
-const hwinfer_kernel_table kKernelTable = {
-    .struct_size = sizeof(hwinfer_kernel_table),
-    .reserved0 = 0,
-    .gemm = &enqueue_gemm,
-    .matmul_quantized = &enqueue_matmul_quantized,
-    .attention_prefill = &enqueue_attention_prefill,
-    .attention_decode_paged = &enqueue_attention_decode_paged,
-    .kv_append = &enqueue_kv_append,
-    .rms_norm = &enqueue_rms_norm,
-    .rope = &enqueue_rope,
-    .silu_mul = &enqueue_silu_mul,
-    .embedding = &enqueue_embedding,
-    .bandwidth_probe = &enqueue_bandwidth_probe,
-    .rope_kv_append = nullptr,  // ABI 1.1: not provided
-};
-
 }  // namespace
+
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream,
+                                      const hwinfer_bandwidth_probe_desc& desc) {
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("bandwidth_probe"));
+  switch (desc.mode) {
+    case HWINFER_PROBE_READ:
+      HWINFER_KIT_RETURN_IF_ERROR(record_probe_read(recording, stream.device, desc));
+      break;
+    case HWINFER_PROBE_COPY:
+      record_probe_copy(recording, desc);
+      break;
+    default:
+      HWINFER_KIT_RETURN_IF_ERROR(record_probe_write(recording, desc));
+      break;
+  }
+  return recording.submit();
+}
 
 backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers) {
   static const backend::BufferInfoFn kBuffers = {
@@ -366,7 +339,7 @@ hwinfer_error* require_non_negative_strides(const hwinfer_tensor_view& view, con
 
 hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const char* kernel,
                                       const char* operand) {
-  VK_RETURN_IF_ERROR(require_non_negative_strides(view, kernel, operand));
+  HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(view, kernel, operand));
   const auto element_bytes = static_cast<int64_t>(backend::dtype_element_bytes(view.dtype));
   bool whole = element_bytes > 0 && view.offset_bytes % static_cast<uint64_t>(element_bytes) == 0;
   for (uint32_t i = 0; whole && i < view.rank && i < HWINFER_MAX_RANK; ++i) {
@@ -385,25 +358,15 @@ hwinfer_error* require_whole_pool_elements(const char* kernel, const hwinfer_ten
                                            const hwinfer_tensor_view& v_cache,
                                            const hwinfer_tensor_view& k_scales,
                                            const hwinfer_tensor_view& v_scales) {
-  VK_RETURN_IF_ERROR(require_whole_elements(k_cache, kernel, "k_cache"));
-  VK_RETURN_IF_ERROR(require_whole_elements(v_cache, kernel, "v_cache"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(k_cache, kernel, "k_cache"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(v_cache, kernel, "v_cache"));
   if (k_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(k_scales, kernel, "k_scales"));
+    HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(k_scales, kernel, "k_scales"));
   }
   if (v_cache.dtype == HWINFER_DTYPE_I8) {
-    VK_RETURN_IF_ERROR(require_whole_elements(v_scales, kernel, "v_scales"));
+    HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(v_scales, kernel, "v_scales"));
   }
   return nullptr;
 }
-
-hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
-                            hwinfer_kernel_support* out) {
-  return guarded("kernel_query", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(device, "kernel_query: device"));
-    return backend::answer_kernel_query(check_context(device, false), desc, out);
-  });
-}
-
-const hwinfer_kernel_table* kernel_table() { return &kKernelTable; }
 
 }  // namespace hwinfer::vulkan

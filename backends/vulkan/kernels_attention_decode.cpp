@@ -87,116 +87,110 @@ void scale_fields(const hwinfer_device* device, const hwinfer_tensor_view& cache
 
 hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& d) {
   constexpr const char* kKernel = "attention_decode_paged";
-  VK_RETURN_IF_ERROR(require_whole_elements(d.q, kKernel, "q"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.out, kKernel, "out"));
-  VK_RETURN_IF_ERROR(
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.q, kKernel, "q"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.out, kKernel, "out"));
+  HWINFER_KIT_RETURN_IF_ERROR(
       require_whole_pool_elements(kKernel, d.k_cache, d.v_cache, d.k_scales, d.v_scales));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.block_tables, kKernel, "block_tables"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.block_tables, kKernel, "block_tables"));
   return require_whole_elements(d.context_lens, kKernel, "context_lens");
 }
 
-hwinfer_error* enqueue_attention_decode_paged(hwinfer_stream* stream,
-                                              const hwinfer_attention_decode_paged_desc* desc) {
-  return guarded("attention_decode_paged", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "attention_decode_paged: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "attention_decode_paged: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    const hwinfer_attention_decode_paged_desc& d = *desc;
-    const auto rows = static_cast<uint64_t>(d.n_seqs * d.n_heads);
-    const auto head_dim = static_cast<uint64_t>(d.head_dim);
-    const auto max_tokens = static_cast<uint64_t>(d.max_blocks_per_seq * d.block_size);
-    const uint64_t n_parts = div_up(max_tokens, kPartitionTokens);
-    const uint64_t row_bytes = n_parts * (head_dim + 2) * 4;  // one row's partitions
-    const uint64_t limit =
-        std::min<uint64_t>(kScratchLimitBytes, device->physical->max_storage_buffer_range);
-    const uint64_t batch_rows = std::clamp<uint64_t>(limit / row_bytes, 1, rows);
-    const uint64_t scratch_bytes = batch_rows * row_bytes;
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream,
+                                      const hwinfer_attention_decode_paged_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  const hwinfer_attention_decode_paged_desc& d = desc;
+  const auto rows = static_cast<uint64_t>(d.n_seqs * d.n_heads);
+  const auto head_dim = static_cast<uint64_t>(d.head_dim);
+  const auto max_tokens = static_cast<uint64_t>(d.max_blocks_per_seq * d.block_size);
+  const uint64_t n_parts = div_up(max_tokens, kPartitionTokens);
+  const uint64_t row_bytes = n_parts * (head_dim + 2) * 4;  // one row's partitions
+  const uint64_t limit =
+      std::min<uint64_t>(kScratchLimitBytes, device->physical->max_storage_buffer_range);
+  const uint64_t batch_rows = std::clamp<uint64_t>(limit / row_bytes, 1, rows);
+  const uint64_t scratch_bytes = batch_rows * row_bytes;
 
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("attention_decode_paged"));
-    Operand error_word;
-    VK_RETURN_IF_ERROR(recording.error_word(
-        "attention_decode_paged: a context length is outside [1, max_blocks_per_seq * "
-        "block_size] or a used block id is outside [0, num_blocks); nothing was written",
-        &error_word));
-    hwinfer_buffer* scratch = nullptr;
-    VK_RETURN_IF_ERROR(recording.transient(scratch_bytes, HWINFER_MEMORY_DEVICE, &scratch));
-    const Operand scratch_operand{scratch, 0, scratch_bytes};
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("attention_decode_paged"));
+  Operand error_word;
+  HWINFER_KIT_RETURN_IF_ERROR(recording.error_word(
+      "attention_decode_paged: a context length is outside [1, max_blocks_per_seq * "
+      "block_size] or a used block id is outside [0, num_blocks); nothing was written",
+      &error_word));
+  hwinfer_buffer* scratch = nullptr;
+  HWINFER_KIT_RETURN_IF_ERROR(recording.transient(scratch_bytes, HWINFER_MEMORY_DEVICE, &scratch));
+  const Operand scratch_operand{scratch, 0, scratch_bytes};
 
-    DecodePush push{};
-    push.row_begin = 0;
-    push.row_end = static_cast<uint32_t>(rows);
-    push.n_heads = static_cast<uint32_t>(d.n_heads);
-    push.group = static_cast<uint32_t>(d.n_heads / d.n_kv_heads);
-    push.head_dim = static_cast<uint32_t>(d.head_dim);
-    push.block_size = static_cast<uint32_t>(d.block_size);
-    push.max_blocks = static_cast<uint32_t>(d.max_blocks_per_seq);
-    push.num_blocks = static_cast<uint32_t>(d.k_cache.shape[0]);
-    push.scale = d.scale;
-    push.q_offset = element_remainder(device, d.q);
-    push.q_seq_stride = element_stride(d.q, 0);
-    push.q_head_stride = element_stride(d.q, 1);
-    pool_fields(device, d.k_cache, &push.k_offset, &push.k_block_stride, &push.k_row_stride,
-                &push.k_head_stride);
-    pool_fields(device, d.v_cache, &push.v_offset, &push.v_block_stride, &push.v_row_stride,
-                &push.v_head_stride);
-    scale_fields(device, d.k_cache, d.k_scales, &push.ks_offset, &push.ks_block_stride,
-                 &push.ks_head_stride);
-    scale_fields(device, d.v_cache, d.v_scales, &push.vs_offset, &push.vs_block_stride,
-                 &push.vs_head_stride);
-    push.bt_offset = element_remainder(device, d.block_tables);
-    push.bt_seq_stride = element_stride(d.block_tables, 0);
-    push.bt_block_stride = element_stride(d.block_tables, 1);
-    push.cl_offset = element_remainder(device, d.context_lens);
-    push.cl_stride = element_stride(d.context_lens, 0);
-    const uint32_t dtype_flags = (d.q.dtype == HWINFER_DTYPE_F16 ? kFlagQF16 : 0u) |
-                                 (d.k_cache.dtype == HWINFER_DTYPE_I8 ? kFlagKI8 : 0u) |
-                                 (d.v_cache.dtype == HWINFER_DTYPE_I8 ? kFlagVI8 : 0u);
-    // An F16 pool has no scales: its binding aliases the pool (never read without the I8 flag).
-    const Operand k_scales =
-        operand_of(d.k_cache.dtype == HWINFER_DTYPE_I8 ? d.k_scales : d.k_cache);
-    const Operand v_scales =
-        operand_of(d.v_cache.dtype == HWINFER_DTYPE_I8 ? d.v_scales : d.v_cache);
-    const auto decode_operands = {
-        operand_of(d.q), operand_of(d.k_cache),      operand_of(d.v_cache),      k_scales,
-        v_scales,        operand_of(d.block_tables), operand_of(d.context_lens), scratch_operand,
-        error_word};
+  DecodePush push{};
+  push.row_begin = 0;
+  push.row_end = static_cast<uint32_t>(rows);
+  push.n_heads = static_cast<uint32_t>(d.n_heads);
+  push.group = static_cast<uint32_t>(d.n_heads / d.n_kv_heads);
+  push.head_dim = static_cast<uint32_t>(d.head_dim);
+  push.block_size = static_cast<uint32_t>(d.block_size);
+  push.max_blocks = static_cast<uint32_t>(d.max_blocks_per_seq);
+  push.num_blocks = static_cast<uint32_t>(d.k_cache.shape[0]);
+  push.scale = d.scale;
+  push.q_offset = element_remainder(device, d.q);
+  push.q_seq_stride = element_stride(d.q, 0);
+  push.q_head_stride = element_stride(d.q, 1);
+  pool_fields(device, d.k_cache, &push.k_offset, &push.k_block_stride, &push.k_row_stride,
+              &push.k_head_stride);
+  pool_fields(device, d.v_cache, &push.v_offset, &push.v_block_stride, &push.v_row_stride,
+              &push.v_head_stride);
+  scale_fields(device, d.k_cache, d.k_scales, &push.ks_offset, &push.ks_block_stride,
+               &push.ks_head_stride);
+  scale_fields(device, d.v_cache, d.v_scales, &push.vs_offset, &push.vs_block_stride,
+               &push.vs_head_stride);
+  push.bt_offset = element_remainder(device, d.block_tables);
+  push.bt_seq_stride = element_stride(d.block_tables, 0);
+  push.bt_block_stride = element_stride(d.block_tables, 1);
+  push.cl_offset = element_remainder(device, d.context_lens);
+  push.cl_stride = element_stride(d.context_lens, 0);
+  const uint32_t dtype_flags = (d.q.dtype == HWINFER_DTYPE_F16 ? kFlagQF16 : 0u) |
+                               (d.k_cache.dtype == HWINFER_DTYPE_I8 ? kFlagKI8 : 0u) |
+                               (d.v_cache.dtype == HWINFER_DTYPE_I8 ? kFlagVI8 : 0u);
+  // An F16 pool has no scales: its binding aliases the pool (never read without the I8 flag).
+  const Operand k_scales = operand_of(d.k_cache.dtype == HWINFER_DTYPE_I8 ? d.k_scales : d.k_cache);
+  const Operand v_scales = operand_of(d.v_cache.dtype == HWINFER_DTYPE_I8 ? d.v_scales : d.v_cache);
+  const auto decode_operands = {
+      operand_of(d.q), operand_of(d.k_cache),      operand_of(d.v_cache),      k_scales,
+      v_scales,        operand_of(d.block_tables), operand_of(d.context_lens), scratch_operand,
+      error_word};
 
-    // 1. Validation: one invocation per block_tables entry.
-    push.flags = kFlagValidate | dtype_flags;
-    VK_RETURN_IF_ERROR(recording.dispatch(
-        ShaderId::kAttentionDecode, decode_operands, &push, sizeof(push),
-        div_up(static_cast<uint64_t>(d.n_seqs * d.max_blocks_per_seq), kWorkgroupSize)));
+  // 1. Validation: one invocation per block_tables entry.
+  push.flags = kFlagValidate | dtype_flags;
+  HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+      ShaderId::kAttentionDecode, decode_operands, &push, sizeof(push),
+      div_up(static_cast<uint64_t>(d.n_seqs * d.max_blocks_per_seq), kWorkgroupSize)));
+  recording.barrier();
+  ReducePush reduce{};
+  reduce.n_heads = push.n_heads;
+  reduce.head_dim = push.head_dim;
+  reduce.n_parts = static_cast<uint32_t>(n_parts);
+  reduce.cl_offset = push.cl_offset;
+  reduce.cl_stride = push.cl_stride;
+  reduce.out_offset = element_remainder(device, d.out);
+  reduce.out_seq_stride = element_stride(d.out, 0);
+  reduce.out_head_stride = element_stride(d.out, 1);
+  reduce.out_f16 = d.out.dtype == HWINFER_DTYPE_F16 ? 1u : 0u;
+  push.flags = dtype_flags;
+  for (uint64_t row_begin = 0; row_begin < rows; row_begin += batch_rows) {
+    const uint64_t row_end = std::min(rows, row_begin + batch_rows);
+    if (row_begin != 0) recording.barrier();  // the previous batch's reduce read the scratch
+    // 2. Partitions: x = partition, y = row.
+    push.row_begin = reduce.row_begin = static_cast<uint32_t>(row_begin);
+    push.row_end = reduce.row_end = static_cast<uint32_t>(row_end);
+    HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(ShaderId::kAttentionDecode, decode_operands,
+                                                   &push, sizeof(push), n_parts,
+                                                   row_end - row_begin));
     recording.barrier();
-    ReducePush reduce{};
-    reduce.n_heads = push.n_heads;
-    reduce.head_dim = push.head_dim;
-    reduce.n_parts = static_cast<uint32_t>(n_parts);
-    reduce.cl_offset = push.cl_offset;
-    reduce.cl_stride = push.cl_stride;
-    reduce.out_offset = element_remainder(device, d.out);
-    reduce.out_seq_stride = element_stride(d.out, 0);
-    reduce.out_head_stride = element_stride(d.out, 1);
-    reduce.out_f16 = d.out.dtype == HWINFER_DTYPE_F16 ? 1u : 0u;
-    push.flags = dtype_flags;
-    for (uint64_t row_begin = 0; row_begin < rows; row_begin += batch_rows) {
-      const uint64_t row_end = std::min(rows, row_begin + batch_rows);
-      if (row_begin != 0) recording.barrier();  // the previous batch's reduce read the scratch
-      // 2. Partitions: x = partition, y = row.
-      push.row_begin = reduce.row_begin = static_cast<uint32_t>(row_begin);
-      push.row_end = reduce.row_end = static_cast<uint32_t>(row_end);
-      VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kAttentionDecode, decode_operands, &push,
-                                            sizeof(push), n_parts, row_end - row_begin));
-      recording.barrier();
-      // 3. Reduce: one workgroup per row.
-      VK_RETURN_IF_ERROR(recording.dispatch(
-          ShaderId::kAttentionReduce,
-          {operand_of(d.context_lens), scratch_operand, operand_of(d.out), error_word}, &reduce,
-          sizeof(reduce), row_end - row_begin));
-    }
-    return recording.submit();
-  });
+    // 3. Reduce: one workgroup per row.
+    HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+        ShaderId::kAttentionReduce,
+        {operand_of(d.context_lens), scratch_operand, operand_of(d.out), error_word}, &reduce,
+        sizeof(reduce), row_end - row_begin));
+  }
+  return recording.submit();
 }
 
 }  // namespace hwinfer::vulkan

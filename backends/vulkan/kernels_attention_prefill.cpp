@@ -97,11 +97,11 @@ hwinfer_error* unsupported_size(const char* what, int64_t value, int64_t limit) 
 
 hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
                                         bool require_buffers) {
-  VK_RETURN_IF_ERROR(require_whole_elements(d.q, kKernel, "q"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.k, kKernel, "k"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.v, kKernel, "v"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.out, kKernel, "out"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.query_start, kKernel, "query_start"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.q, kKernel, "q"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.k, kKernel, "k"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.v, kKernel, "v"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.out, kKernel, "out"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.query_start, kKernel, "query_start"));
   // Each invocation accumulates 4 output dims; heads and the block size are packed in 16 bits.
   if (d.head_dim > kMaxHeadDim) return unsupported_size("head_dim", d.head_dim, kMaxHeadDim);
   if (d.n_heads > kMax16) return unsupported_size("n_heads", d.n_heads, kMax16);
@@ -114,111 +114,106 @@ hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
   }
   if (!backend::attention_prefill_has_prefix(d, require_buffers)) return nullptr;
   if (d.block_size > kMax16) return unsupported_size("block_size", d.block_size, kMax16);
-  VK_RETURN_IF_ERROR(
+  HWINFER_KIT_RETURN_IF_ERROR(
       require_whole_pool_elements(kKernel, d.k_cache, d.v_cache, d.k_scales, d.v_scales));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.block_tables, kKernel, "block_tables"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.block_tables, kKernel, "block_tables"));
   return require_whole_elements(d.context_lens, kKernel, "context_lens");
 }
 
-hwinfer_error* enqueue_attention_prefill(hwinfer_stream* stream,
-                                         const hwinfer_attention_prefill_desc* desc) {
-  return guarded(kKernel, [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "attention_prefill: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "attention_prefill: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    const hwinfer_attention_prefill_desc& d = *desc;
-    const bool prefix = backend::attention_prefill_has_prefix(d, true);
-    const bool k_i8 = prefix && d.k_cache.dtype == HWINFER_DTYPE_I8;
-    const bool v_i8 = prefix && d.v_cache.dtype == HWINFER_DTYPE_I8;
-    // Without a prefix, bindings 5..10 alias q; an F16 pool's scales alias the pool (the shader
-    // never touches an operand its flags say is absent).
-    const hwinfer_tensor_view& k_cache = prefix ? d.k_cache : d.q;
-    const hwinfer_tensor_view& v_cache = prefix ? d.v_cache : d.q;
-    const hwinfer_tensor_view& k_scales = k_i8 ? d.k_scales : k_cache;
-    const hwinfer_tensor_view& v_scales = v_i8 ? d.v_scales : v_cache;
-    const hwinfer_tensor_view& block_tables = prefix ? d.block_tables : d.q;
-    const hwinfer_tensor_view& context_lens = prefix ? d.context_lens : d.q;
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream,
+                                      const hwinfer_attention_prefill_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  const hwinfer_attention_prefill_desc& d = desc;
+  const bool prefix = backend::attention_prefill_has_prefix(d, true);
+  const bool k_i8 = prefix && d.k_cache.dtype == HWINFER_DTYPE_I8;
+  const bool v_i8 = prefix && d.v_cache.dtype == HWINFER_DTYPE_I8;
+  // Without a prefix, bindings 5..10 alias q; an F16 pool's scales alias the pool (the shader
+  // never touches an operand its flags say is absent).
+  const hwinfer_tensor_view& k_cache = prefix ? d.k_cache : d.q;
+  const hwinfer_tensor_view& v_cache = prefix ? d.v_cache : d.q;
+  const hwinfer_tensor_view& k_scales = k_i8 ? d.k_scales : k_cache;
+  const hwinfer_tensor_view& v_scales = v_i8 ? d.v_scales : v_cache;
+  const hwinfer_tensor_view& block_tables = prefix ? d.block_tables : d.q;
+  const hwinfer_tensor_view& context_lens = prefix ? d.context_lens : d.q;
 
-    uint32_t flags = 0;
-    if (d.causal != 0) flags |= kCausal;
-    if (d.q.dtype == HWINFER_DTYPE_F16) flags |= kQF16;
-    if (d.k.dtype == HWINFER_DTYPE_F16) flags |= kKF16;
-    if (d.v.dtype == HWINFER_DTYPE_F16) flags |= kVF16;
-    if (prefix) flags |= kHasPrefix;
-    if (k_i8) flags |= kKI8;
-    if (v_i8) flags |= kVI8;
+  uint32_t flags = 0;
+  if (d.causal != 0) flags |= kCausal;
+  if (d.q.dtype == HWINFER_DTYPE_F16) flags |= kQF16;
+  if (d.k.dtype == HWINFER_DTYPE_F16) flags |= kKF16;
+  if (d.v.dtype == HWINFER_DTYPE_F16) flags |= kVF16;
+  if (prefix) flags |= kHasPrefix;
+  if (k_i8) flags |= kKI8;
+  if (v_i8) flags |= kVI8;
 
-    AttentionPrefillPush push{};
-    push.n_tokens = static_cast<uint32_t>(d.n_tokens);
-    push.n_seqs = static_cast<uint32_t>(d.n_seqs);
-    push.heads = pack16(d.n_heads, d.n_heads / d.n_kv_heads);
-    push.dims = pack16(d.head_dim, prefix ? d.block_size : 1);
-    push.max_blocks = prefix ? static_cast<uint32_t>(d.block_tables.shape[1]) : 0;
-    push.num_blocks = prefix ? static_cast<uint32_t>(d.k_cache.shape[0]) : 0;
-    push.scale = d.scale;
-    VK_RETURN_IF_ERROR(pack_offsets(device, {&d.q, &d.k, &d.v, &d.out}, 0, &push.offsets0));
-    VK_RETURN_IF_ERROR(
-        pack_offsets(device, {&d.query_start, &k_cache, &v_cache, &k_scales}, 0, &push.offsets1));
-    VK_RETURN_IF_ERROR(
-        pack_offsets(device, {&v_scales, &block_tables, &context_lens}, flags, &push.offsets2));
-    push.q_token_stride = element_stride(d.q, 0);
-    push.q_head_stride = element_stride(d.q, 1);
-    push.k_token_stride = element_stride(d.k, 0);
-    push.k_head_stride = element_stride(d.k, 1);
-    push.v_token_stride = element_stride(d.v, 0);
-    push.v_head_stride = element_stride(d.v, 1);
-    push.out_token_stride = element_stride(d.out, 0);
-    push.out_head_stride = element_stride(d.out, 1);
-    push.qs_stride = element_stride(d.query_start, 0);
-    if (prefix) {
-      push.kc_block_stride = element_stride(d.k_cache, 0);
-      push.kc_row_stride = element_stride(d.k_cache, 1);
-      push.kc_head_stride = element_stride(d.k_cache, 2);
-      push.vc_block_stride = element_stride(d.v_cache, 0);
-      push.vc_row_stride = element_stride(d.v_cache, 1);
-      push.vc_head_stride = element_stride(d.v_cache, 2);
-      if (k_i8) {
-        push.ks_block_stride = element_stride(d.k_scales, 0);
-        push.ks_head_stride = element_stride(d.k_scales, 1);
-      }
-      if (v_i8) {
-        push.vs_block_stride = element_stride(d.v_scales, 0);
-        push.vs_head_stride = element_stride(d.v_scales, 1);
-      }
-      push.bt_row_stride = element_stride(d.block_tables, 0);
-      push.bt_col_stride = element_stride(d.block_tables, 1);
-      push.cl_stride = element_stride(d.context_lens, 0);
+  AttentionPrefillPush push{};
+  push.n_tokens = static_cast<uint32_t>(d.n_tokens);
+  push.n_seqs = static_cast<uint32_t>(d.n_seqs);
+  push.heads = pack16(d.n_heads, d.n_heads / d.n_kv_heads);
+  push.dims = pack16(d.head_dim, prefix ? d.block_size : 1);
+  push.max_blocks = prefix ? static_cast<uint32_t>(d.block_tables.shape[1]) : 0;
+  push.num_blocks = prefix ? static_cast<uint32_t>(d.k_cache.shape[0]) : 0;
+  push.scale = d.scale;
+  HWINFER_KIT_RETURN_IF_ERROR(pack_offsets(device, {&d.q, &d.k, &d.v, &d.out}, 0, &push.offsets0));
+  HWINFER_KIT_RETURN_IF_ERROR(
+      pack_offsets(device, {&d.query_start, &k_cache, &v_cache, &k_scales}, 0, &push.offsets1));
+  HWINFER_KIT_RETURN_IF_ERROR(
+      pack_offsets(device, {&v_scales, &block_tables, &context_lens}, flags, &push.offsets2));
+  push.q_token_stride = element_stride(d.q, 0);
+  push.q_head_stride = element_stride(d.q, 1);
+  push.k_token_stride = element_stride(d.k, 0);
+  push.k_head_stride = element_stride(d.k, 1);
+  push.v_token_stride = element_stride(d.v, 0);
+  push.v_head_stride = element_stride(d.v, 1);
+  push.out_token_stride = element_stride(d.out, 0);
+  push.out_head_stride = element_stride(d.out, 1);
+  push.qs_stride = element_stride(d.query_start, 0);
+  if (prefix) {
+    push.kc_block_stride = element_stride(d.k_cache, 0);
+    push.kc_row_stride = element_stride(d.k_cache, 1);
+    push.kc_head_stride = element_stride(d.k_cache, 2);
+    push.vc_block_stride = element_stride(d.v_cache, 0);
+    push.vc_row_stride = element_stride(d.v_cache, 1);
+    push.vc_head_stride = element_stride(d.v_cache, 2);
+    if (k_i8) {
+      push.ks_block_stride = element_stride(d.k_scales, 0);
+      push.ks_head_stride = element_stride(d.k_scales, 1);
     }
+    if (v_i8) {
+      push.vs_block_stride = element_stride(d.v_scales, 0);
+      push.vs_head_stride = element_stride(d.v_scales, 1);
+    }
+    push.bt_row_stride = element_stride(d.block_tables, 0);
+    push.bt_col_stride = element_stride(d.block_tables, 1);
+    push.cl_stride = element_stride(d.context_lens, 0);
+  }
 
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin(kKernel));
-    Operand error_word;
-    VK_RETURN_IF_ERROR(recording.error_word(
-        "attention_prefill: query_start does not rise from 0 to n_tokens, or a context_lens entry "
-        "or a block id of the cached prefix is out of range; out was not written",
-        &error_word));
-    const Operand bindings[] = {
-        operand_of(d.q),          operand_of(d.k),           operand_of(d.v),
-        operand_of(d.out),        operand_of(d.query_start), operand_of(k_cache),
-        operand_of(v_cache),      operand_of(k_scales),      operand_of(v_scales),
-        operand_of(block_tables), operand_of(context_lens),  error_word};
-    const auto dispatch = [&](const AttentionPrefillPush& constants, uint64_t groups) {
-      return recording.dispatch(
-          ShaderId::kAttentionPrefill,
-          {bindings[0], bindings[1], bindings[2], bindings[3], bindings[4], bindings[5],
-           bindings[6], bindings[7], bindings[8], bindings[9], bindings[10], bindings[11]},
-          &constants, sizeof(constants), groups);
-    };
-    // Pass 1: validation, workgroups over the n_seqs + 1 query_start entries / sequences.
-    AttentionPrefillPush validate = push;
-    validate.offsets2 |= kValidate << 24;
-    VK_RETURN_IF_ERROR(dispatch(validate, static_cast<uint64_t>(d.n_seqs) + 1));
-    recording.barrier();  // the attention pass reads the error word
-    // Pass 2: one workgroup per (query token, head).
-    VK_RETURN_IF_ERROR(dispatch(push, static_cast<uint64_t>(d.n_tokens * d.n_heads)));
-    return recording.submit();
-  });
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin(kKernel));
+  Operand error_word;
+  HWINFER_KIT_RETURN_IF_ERROR(recording.error_word(
+      "attention_prefill: query_start does not rise from 0 to n_tokens, or a context_lens entry "
+      "or a block id of the cached prefix is out of range; out was not written",
+      &error_word));
+  const Operand bindings[] = {
+      operand_of(d.q),          operand_of(d.k),           operand_of(d.v),
+      operand_of(d.out),        operand_of(d.query_start), operand_of(k_cache),
+      operand_of(v_cache),      operand_of(k_scales),      operand_of(v_scales),
+      operand_of(block_tables), operand_of(context_lens),  error_word};
+  const auto dispatch = [&](const AttentionPrefillPush& constants, uint64_t groups) {
+    return recording.dispatch(
+        ShaderId::kAttentionPrefill,
+        {bindings[0], bindings[1], bindings[2], bindings[3], bindings[4], bindings[5], bindings[6],
+         bindings[7], bindings[8], bindings[9], bindings[10], bindings[11]},
+        &constants, sizeof(constants), groups);
+  };
+  // Pass 1: validation, workgroups over the n_seqs + 1 query_start entries / sequences.
+  AttentionPrefillPush validate = push;
+  validate.offsets2 |= kValidate << 24;
+  HWINFER_KIT_RETURN_IF_ERROR(dispatch(validate, static_cast<uint64_t>(d.n_seqs) + 1));
+  recording.barrier();  // the attention pass reads the error word
+  // Pass 2: one workgroup per (query token, head).
+  HWINFER_KIT_RETURN_IF_ERROR(dispatch(push, static_cast<uint64_t>(d.n_tokens * d.n_heads)));
+  return recording.submit();
 }
 
 }  // namespace hwinfer::vulkan

@@ -52,7 +52,7 @@ uint32_t dtype_code(uint32_t dtype) {
 }
 
 hwinfer_error* require_gemm_operand(const hwinfer_tensor_view& view, const char* operand) {
-  VK_RETURN_IF_ERROR(require_non_negative_strides(view, "gemm", operand));
+  HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(view, "gemm", operand));
   const auto element_bytes = static_cast<int64_t>(backend::dtype_element_bytes(view.dtype));
   if (element_bytes == 0) return nullptr;  // the shared checks report the dtype
   if (view.offset_bytes % static_cast<uint64_t>(element_bytes) != 0 ||
@@ -120,47 +120,42 @@ hwinfer_error* record_gemv(Recording& recording, const hwinfer_device* device,
 }  // namespace
 
 hwinfer_error* gemm_limits(const hwinfer_gemm_desc& d) {
-  VK_RETURN_IF_ERROR(require_gemm_operand(d.a, "a"));
-  VK_RETURN_IF_ERROR(require_gemm_operand(d.b, "b"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_gemm_operand(d.a, "a"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_gemm_operand(d.b, "b"));
   return require_gemm_operand(d.c, "c");
 }
 
-hwinfer_error* enqueue_gemm(hwinfer_stream* stream, const hwinfer_gemm_desc* desc) {
-  return guarded("gemm", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "gemm: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "gemm: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    if (desc->b_transposed != 0 && desc->m >= 1 && desc->m <= kGemvMaxM) {
-      Recording recording(stream);
-      VK_RETURN_IF_ERROR(recording.begin("gemm"));
-      VK_RETURN_IF_ERROR(record_gemv(recording, device, *desc));
-      return recording.submit();
-    }
-    GemmPush push{};
-    push.m = static_cast<uint32_t>(desc->m);
-    push.n = static_cast<uint32_t>(desc->n);
-    push.k = static_cast<uint32_t>(desc->k);
-    push.b_transposed = desc->b_transposed != 0 ? 1u : 0u;
-    push.alpha = desc->alpha;
-    push.beta = desc->beta;
-    push.a_offset = element_remainder(device, desc->a);
-    push.a_row_stride = element_stride(desc->a, 0);
-    push.a_dtype = dtype_code(desc->a.dtype);
-    push.b_offset = element_remainder(device, desc->b);
-    push.b_row_stride = element_stride(desc->b, 0);
-    push.b_dtype = dtype_code(desc->b.dtype);
-    push.c_offset = element_remainder(device, desc->c);
-    push.c_row_stride = element_stride(desc->c, 0);
-    push.c_dtype = dtype_code(desc->c.dtype);
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("gemm"));
-    VK_RETURN_IF_ERROR(recording.dispatch(
-        ShaderId::kGemm, {operand_of(desc->a), operand_of(desc->b), operand_of(desc->c)}, &push,
-        sizeof(push), div_up(static_cast<uint64_t>(desc->n), kTile),
-        div_up(static_cast<uint64_t>(desc->m), kTile)));
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  if (desc.b_transposed != 0 && desc.m >= 1 && desc.m <= kGemvMaxM) {
+    Recording recording(&stream);
+    HWINFER_KIT_RETURN_IF_ERROR(recording.begin("gemm"));
+    HWINFER_KIT_RETURN_IF_ERROR(record_gemv(recording, device, desc));
     return recording.submit();
-  });
+  }
+  GemmPush push{};
+  push.m = static_cast<uint32_t>(desc.m);
+  push.n = static_cast<uint32_t>(desc.n);
+  push.k = static_cast<uint32_t>(desc.k);
+  push.b_transposed = desc.b_transposed != 0 ? 1u : 0u;
+  push.alpha = desc.alpha;
+  push.beta = desc.beta;
+  push.a_offset = element_remainder(device, desc.a);
+  push.a_row_stride = element_stride(desc.a, 0);
+  push.a_dtype = dtype_code(desc.a.dtype);
+  push.b_offset = element_remainder(device, desc.b);
+  push.b_row_stride = element_stride(desc.b, 0);
+  push.b_dtype = dtype_code(desc.b.dtype);
+  push.c_offset = element_remainder(device, desc.c);
+  push.c_row_stride = element_stride(desc.c, 0);
+  push.c_dtype = dtype_code(desc.c.dtype);
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("gemm"));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+      ShaderId::kGemm, {operand_of(desc.a), operand_of(desc.b), operand_of(desc.c)}, &push,
+      sizeof(push), div_up(static_cast<uint64_t>(desc.n), kTile),
+      div_up(static_cast<uint64_t>(desc.m), kTile)));
+  return recording.submit();
 }
 
 }  // namespace hwinfer::vulkan

@@ -60,33 +60,28 @@ hwinfer_error* record_side(Recording& recording, const hwinfer_device* device,
 }  // namespace
 
 hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d) {
-  VK_RETURN_IF_ERROR(require_whole_elements(d.k, "kv_append", "k"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.v, "kv_append", "v"));
-  VK_RETURN_IF_ERROR(require_whole_elements(d.slot_mapping, "kv_append", "slot_mapping"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.k, "kv_append", "k"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.v, "kv_append", "v"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.slot_mapping, "kv_append", "slot_mapping"));
   return require_whole_pool_elements("kv_append", d.k_cache, d.v_cache, d.k_scales, d.v_scales);
 }
 
-hwinfer_error* enqueue_kv_append(hwinfer_stream* stream, const hwinfer_kv_append_desc* desc) {
-  return guarded("kv_append", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "kv_append: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "kv_append: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("kv_append"));
-    Operand error_word;
-    VK_RETURN_IF_ERROR(recording.error_word(
-        "kv_append: a slot_mapping entry is outside the pool's num_blocks * block_size slots; "
-        "nothing was written",
-        &error_word));
-    VK_RETURN_IF_ERROR(
-        record_side(recording, device, *desc, desc->k, desc->k_cache, desc->k_scales, error_word));
-    // Both sides set the one error word (and read slot_mapping): ordered, not concurrent.
-    recording.barrier();
-    VK_RETURN_IF_ERROR(
-        record_side(recording, device, *desc, desc->v, desc->v_cache, desc->v_scales, error_word));
-    return recording.submit();
-  });
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_kv_append_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("kv_append"));
+  Operand error_word;
+  HWINFER_KIT_RETURN_IF_ERROR(recording.error_word(
+      "kv_append: a slot_mapping entry is outside the pool's num_blocks * block_size slots; "
+      "nothing was written",
+      &error_word));
+  HWINFER_KIT_RETURN_IF_ERROR(
+      record_side(recording, device, desc, desc.k, desc.k_cache, desc.k_scales, error_word));
+  // Both sides set the one error word (and read slot_mapping): ordered, not concurrent.
+  recording.barrier();
+  HWINFER_KIT_RETURN_IF_ERROR(
+      record_side(recording, device, desc, desc.v, desc.v_cache, desc.v_scales, error_word));
+  return recording.submit();
 }
 
 }  // namespace hwinfer::vulkan

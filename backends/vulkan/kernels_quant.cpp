@@ -68,7 +68,7 @@ struct MatmulQPush {
 };
 
 hwinfer_error* require_f32_words(const hwinfer_tensor_view& view, const char* operand) {
-  VK_RETURN_IF_ERROR(require_non_negative_strides(view, "matmul_quantized", operand));
+  HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(view, "matmul_quantized", operand));
   if (view.offset_bytes % 4 != 0 || view.strides_bytes[0] % 4 != 0) {
     return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
                               "vulkan matmul_quantized: operand %s has an offset or row stride "
@@ -81,8 +81,8 @@ hwinfer_error* require_f32_words(const hwinfer_tensor_view& view, const char* op
 }  // namespace
 
 hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& d) {
-  VK_RETURN_IF_ERROR(require_f32_words(d.x, "x"));
-  VK_RETURN_IF_ERROR(require_f32_words(d.y, "y"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_f32_words(d.x, "x"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_f32_words(d.y, "y"));
   if (d.w.strides_bytes[0] < 0) {
     return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
                               "vulkan matmul_quantized: w has a negative row stride (the shader "
@@ -139,16 +139,16 @@ hwinfer_error* record_q8_q4_decode(Recording& recording, const hwinfer_device* d
   const uint64_t xq_bytes = m * blocks * kXqBlockWords * 4;
   const Operand w = weight_operand(d);
   hwinfer_buffer* xq = nullptr;
-  VK_RETURN_IF_ERROR(recording.transient(xq_bytes, HWINFER_MEMORY_DEVICE, &xq));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.transient(xq_bytes, HWINFER_MEMORY_DEVICE, &xq));
   const Operand xq_operand{xq, 0, xq_bytes};
   QuantizePush quantize{};
   quantize.m = static_cast<uint32_t>(m);
   quantize.blocks = static_cast<uint32_t>(blocks);
   quantize.x_offset = element_remainder(device, d.x);
   quantize.x_row_stride = element_stride(d.x, 0);
-  VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kQuantizeQ8, {operand_of(d.x), xq_operand},
-                                        &quantize, sizeof(quantize), div_up(blocks, kWorkgroupSize),
-                                        m));
+  HWINFER_KIT_RETURN_IF_ERROR(
+      recording.dispatch(ShaderId::kQuantizeQ8, {operand_of(d.x), xq_operand}, &quantize,
+                         sizeof(quantize), div_up(blocks, kWorkgroupSize), m));
   recording.barrier();
   MatmulQPush push{};
   push.m = static_cast<uint32_t>(m);
@@ -178,7 +178,7 @@ hwinfer_error* record_qf_decode(Recording& recording, const hwinfer_device* devi
   const uint64_t xq_bytes = m * k * 4;
   const Operand w = weight_operand(d);
   hwinfer_buffer* xq = nullptr;
-  VK_RETURN_IF_ERROR(recording.transient(xq_bytes, HWINFER_MEMORY_DEVICE, &xq));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.transient(xq_bytes, HWINFER_MEMORY_DEVICE, &xq));
   const Operand xq_operand{xq, 0, xq_bytes};
   QuantizeXPush quantize{};
   quantize.m = static_cast<uint32_t>(m);
@@ -186,9 +186,9 @@ hwinfer_error* record_qf_decode(Recording& recording, const hwinfer_device* devi
   quantize.super_blocks = super_blocks ? 1u : 0u;
   quantize.x_offset = element_remainder(device, d.x);
   quantize.x_row_stride = element_stride(d.x, 0);
-  VK_RETURN_IF_ERROR(recording.dispatch(ShaderId::kQuantizeX, {operand_of(d.x), xq_operand},
-                                        &quantize, sizeof(quantize),
-                                        div_up(k / (super_blocks ? 256 : 32), kWorkgroupSize), m));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+      ShaderId::kQuantizeX, {operand_of(d.x), xq_operand}, &quantize, sizeof(quantize),
+      div_up(k / (super_blocks ? 256 : 32), kWorkgroupSize), m));
   recording.barrier();
   MatmulQfPush push{};
   push.m = static_cast<uint32_t>(m);
@@ -211,26 +211,21 @@ hwinfer_error* record_qf_decode(Recording& recording, const hwinfer_device* devi
 
 }  // namespace
 
-hwinfer_error* enqueue_matmul_quantized(hwinfer_stream* stream,
-                                        const hwinfer_matmul_quantized_desc* desc) {
-  return guarded("matmul_quantized", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "matmul_quantized: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "matmul_quantized: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    if (desc->m == 0 || desc->n == 0) return nullptr;
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("matmul_quantized"));
-    const uint32_t dtype = desc->w.dtype;
-    if (static_cast<uint64_t>(desc->m) > kGemvMaxM) {
-      VK_RETURN_IF_ERROR(record_dequant_gemm(recording, device, *desc));
-    } else if (dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0) {
-      VK_RETURN_IF_ERROR(record_q8_q4_decode(recording, device, *desc));
-    } else {
-      VK_RETURN_IF_ERROR(record_qf_decode(recording, device, *desc));
-    }
-    return recording.submit();
-  });
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream,
+                                      const hwinfer_matmul_quantized_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  if (desc.m == 0 || desc.n == 0) return nullptr;
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("matmul_quantized"));
+  const uint32_t dtype = desc.w.dtype;
+  if (static_cast<uint64_t>(desc.m) > kGemvMaxM) {
+    HWINFER_KIT_RETURN_IF_ERROR(record_dequant_gemm(recording, device, desc));
+  } else if (dtype == HWINFER_DTYPE_Q8_0 || dtype == HWINFER_DTYPE_Q4_0) {
+    HWINFER_KIT_RETURN_IF_ERROR(record_q8_q4_decode(recording, device, desc));
+  } else {
+    HWINFER_KIT_RETURN_IF_ERROR(record_qf_decode(recording, device, desc));
+  }
+  return recording.submit();
 }
 
 }  // namespace hwinfer::vulkan

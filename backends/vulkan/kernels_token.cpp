@@ -64,7 +64,7 @@ hwinfer_error* require_rope_operand(const hwinfer_tensor_view& view, const char*
                               "the Vulkan backend",
                               operand, backend::dtype_name(view.dtype).c_str());
   }
-  VK_RETURN_IF_ERROR(require_non_negative_strides(view, "rope", operand));
+  HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(view, "rope", operand));
   const auto element_bytes = static_cast<int64_t>(backend::dtype_element_bytes(view.dtype));
   if (view.offset_bytes % static_cast<uint64_t>(element_bytes) != 0 ||
       view.strides_bytes[0] % element_bytes != 0 || view.strides_bytes[1] % element_bytes != 0) {
@@ -79,9 +79,10 @@ hwinfer_error* require_rope_operand(const hwinfer_tensor_view& view, const char*
 }  // namespace
 
 hwinfer_error* rope_limits(const hwinfer_rope_desc& d) {
-  VK_RETURN_IF_ERROR(require_rope_operand(d.q, "q"));
-  if (d.k.buffer != nullptr || d.k.rank != 0) VK_RETURN_IF_ERROR(require_rope_operand(d.k, "k"));
-  VK_RETURN_IF_ERROR(require_non_negative_strides(d.positions, "rope", "positions"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_rope_operand(d.q, "q"));
+  if (d.k.buffer != nullptr || d.k.rank != 0)
+    HWINFER_KIT_RETURN_IF_ERROR(require_rope_operand(d.k, "k"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(d.positions, "rope", "positions"));
   if (d.positions.offset_bytes % 4 != 0) {
     return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
                               "vulkan rope: positions must start at a multiple of 4 bytes");
@@ -89,62 +90,55 @@ hwinfer_error* rope_limits(const hwinfer_rope_desc& d) {
   return nullptr;
 }
 
-hwinfer_error* enqueue_rope(hwinfer_stream* stream, const hwinfer_rope_desc* desc) {
-  return guarded("rope", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "rope: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "rope: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    const bool has_k = desc->k.buffer != nullptr;
-    // Without k, binding 1 aliases q (never touched: n_kv_heads = 0).
-    const hwinfer_tensor_view& k = has_k ? desc->k : desc->q;
-    const int64_t half = desc->rotary_dim / 2;
-    RopePush push{};
-    push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
-    push.n_heads = static_cast<uint32_t>(desc->n_heads);
-    push.n_kv_heads = has_k ? static_cast<uint32_t>(desc->n_kv_heads) : 0u;
-    push.half = static_cast<uint32_t>(half);
-    push.neox = desc->mode == HWINFER_ROPE_NEOX ? 1u : 0u;
-    push.q_offset = element_remainder(device, desc->q);
-    push.q_token_stride = element_stride(desc->q, 0);
-    push.q_head_stride = element_stride(desc->q, 1);
-    push.q_f16 = desc->q.dtype == HWINFER_DTYPE_F16 ? 1u : 0u;
-    push.k_offset = element_remainder(device, k);
-    push.k_token_stride = element_stride(k, 0);
-    push.k_head_stride = element_stride(k, 1);
-    push.k_f16 = k.dtype == HWINFER_DTYPE_F16 ? 1u : 0u;
-    push.positions_offset = element_remainder(device, desc->positions);
-    push.positions_stride = element_stride(desc->positions, 0);
-    if (half == 0) return nullptr;  // nothing rotates (rotary_dim 0, if the checks allow it)
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("rope"));
-    // inv_freq[i] = theta_base^(-2i / rotary_dim) in double, as a float pair (hi, lo).
-    const uint64_t freq_bytes = static_cast<uint64_t>(half) * 2 * sizeof(float);
-    hwinfer_buffer* freq = nullptr;
-    VK_RETURN_IF_ERROR(recording.transient(freq_bytes, HWINFER_MEMORY_HOST_VISIBLE, &freq));
-    if (freq->mapped == nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
-                                "vulkan rope: the host-visible frequency table is not mapped");
-    }
-    std::vector<float> pairs(static_cast<size_t>(half) * 2);
-    for (int64_t i = 0; i < half; ++i) {
-      const double f =
-          std::pow(static_cast<double>(desc->theta_base),
-                   -2.0 * static_cast<double>(i) / static_cast<double>(desc->rotary_dim));
-      const auto hi = static_cast<float>(f);
-      pairs[static_cast<size_t>(2 * i)] = hi;
-      pairs[static_cast<size_t>(2 * i + 1)] = static_cast<float>(f - static_cast<double>(hi));
-    }
-    std::memcpy(freq->mapped, pairs.data(), freq_bytes);
-    const uint64_t units = static_cast<uint64_t>(desc->n_heads + (has_k ? desc->n_kv_heads : 0)) *
-                           static_cast<uint64_t>(half);
-    VK_RETURN_IF_ERROR(recording.dispatch(
-        ShaderId::kRope,
-        {operand_of(desc->q), operand_of(k), operand_of(desc->positions),
-         Operand{freq, 0, freq_bytes}},
-        &push, sizeof(push), div_up(units, kWorkgroupSize), static_cast<uint64_t>(desc->n_tokens)));
-    return recording.submit();
-  });
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_rope_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  const bool has_k = desc.k.buffer != nullptr;
+  // Without k, binding 1 aliases q (never touched: n_kv_heads = 0).
+  const hwinfer_tensor_view& k = has_k ? desc.k : desc.q;
+  const int64_t half = desc.rotary_dim / 2;
+  RopePush push{};
+  push.n_tokens = static_cast<uint32_t>(desc.n_tokens);
+  push.n_heads = static_cast<uint32_t>(desc.n_heads);
+  push.n_kv_heads = has_k ? static_cast<uint32_t>(desc.n_kv_heads) : 0u;
+  push.half = static_cast<uint32_t>(half);
+  push.neox = desc.mode == HWINFER_ROPE_NEOX ? 1u : 0u;
+  push.q_offset = element_remainder(device, desc.q);
+  push.q_token_stride = element_stride(desc.q, 0);
+  push.q_head_stride = element_stride(desc.q, 1);
+  push.q_f16 = desc.q.dtype == HWINFER_DTYPE_F16 ? 1u : 0u;
+  push.k_offset = element_remainder(device, k);
+  push.k_token_stride = element_stride(k, 0);
+  push.k_head_stride = element_stride(k, 1);
+  push.k_f16 = k.dtype == HWINFER_DTYPE_F16 ? 1u : 0u;
+  push.positions_offset = element_remainder(device, desc.positions);
+  push.positions_stride = element_stride(desc.positions, 0);
+  if (half == 0) return nullptr;  // nothing rotates (rotary_dim 0, if the checks allow it)
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("rope"));
+  // inv_freq[i] = theta_base^(-2i / rotary_dim) in double, as a float pair (hi, lo).
+  const uint64_t freq_bytes = static_cast<uint64_t>(half) * 2 * sizeof(float);
+  hwinfer_buffer* freq = nullptr;
+  HWINFER_KIT_RETURN_IF_ERROR(recording.transient(freq_bytes, HWINFER_MEMORY_HOST_VISIBLE, &freq));
+  if (freq->mapped == nullptr) {
+    return hwinfer_make_error(HWINFER_STATUS_INTERNAL,
+                              "vulkan rope: the host-visible frequency table is not mapped");
+  }
+  std::vector<float> pairs(static_cast<size_t>(half) * 2);
+  for (int64_t i = 0; i < half; ++i) {
+    const double f = std::pow(static_cast<double>(desc.theta_base),
+                              -2.0 * static_cast<double>(i) / static_cast<double>(desc.rotary_dim));
+    const auto hi = static_cast<float>(f);
+    pairs[static_cast<size_t>(2 * i)] = hi;
+    pairs[static_cast<size_t>(2 * i + 1)] = static_cast<float>(f - static_cast<double>(hi));
+  }
+  std::memcpy(freq->mapped, pairs.data(), freq_bytes);
+  const uint64_t units = static_cast<uint64_t>(desc.n_heads + (has_k ? desc.n_kv_heads : 0)) *
+                         static_cast<uint64_t>(half);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+      ShaderId::kRope,
+      {operand_of(desc.q), operand_of(k), operand_of(desc.positions), Operand{freq, 0, freq_bytes}},
+      &push, sizeof(push), div_up(units, kWorkgroupSize), static_cast<uint64_t>(desc.n_tokens)));
+  return recording.submit();
 }
 
 hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
@@ -162,7 +156,7 @@ hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
                               "indexes with unsigned offsets)");
   }
   if (!is_block(dtype)) {
-    VK_RETURN_IF_ERROR(require_non_negative_strides(d.table, "embedding", "table"));
+    HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(d.table, "embedding", "table"));
     const uint64_t element_bytes = backend::dtype_element_bytes(dtype);
     if (d.table.offset_bytes % element_bytes != 0 ||
         static_cast<uint64_t>(d.table.strides_bytes[0]) % element_bytes != 0) {
@@ -172,8 +166,8 @@ hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
                                 backend::dtype_name(dtype).c_str());
     }
   }
-  VK_RETURN_IF_ERROR(require_non_negative_strides(d.ids, "embedding", "ids"));
-  VK_RETURN_IF_ERROR(require_non_negative_strides(d.out, "embedding", "out"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(d.ids, "embedding", "ids"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_non_negative_strides(d.out, "embedding", "out"));
   if (d.ids.offset_bytes % 4 != 0 || d.out.offset_bytes % 4 != 0) {
     return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
                               "vulkan embedding: ids and out must start at multiples of 4 bytes");
@@ -181,36 +175,32 @@ hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
   return nullptr;
 }
 
-hwinfer_error* enqueue_embedding(hwinfer_stream* stream, const hwinfer_embedding_desc* desc) {
-  return guarded("embedding", [&]() -> hwinfer_error* {
-    VK_RETURN_IF_ERROR(require_non_null(stream, "embedding: stream"));
-    VK_RETURN_IF_ERROR(require_non_null(desc, "embedding: desc"));
-    const hwinfer_device* device = stream->device;
-    VK_RETURN_IF_ERROR(backend::check_kernel(check_context(device, true), *desc));
-    const Operand table{desc->table.buffer, desc->table.offset_bytes, table_extent_bytes(*desc)};
-    EmbeddingPush push{};
-    push.n_tokens = static_cast<uint32_t>(desc->n_tokens);
-    push.vocab = static_cast<uint32_t>(std::min<int64_t>(desc->vocab, UINT32_MAX));
-    push.dim = static_cast<uint32_t>(desc->dim);
-    push.dtype = desc->table.dtype;  // embedding.comp takes plugin.h's ids
-    push.block_values = hwinfer_dtype_block_values(desc->table.dtype);
-    push.block_bytes = hwinfer_dtype_block_bytes(desc->table.dtype);
-    push.table_offset = static_cast<uint32_t>(binding_remainder(device, table));
-    push.table_row_stride = static_cast<uint32_t>(desc->table.strides_bytes[0]);
-    push.ids_offset = element_remainder(device, desc->ids);
-    push.ids_stride = element_stride(desc->ids, 0);
-    push.out_offset = element_remainder(device, desc->out);
-    push.out_row_stride = element_stride(desc->out, 0);
-    Recording recording(stream);
-    VK_RETURN_IF_ERROR(recording.begin("embedding"));
-    Operand error_word;
-    VK_RETURN_IF_ERROR(recording.error_word("embedding: an id is outside [0, vocab)", &error_word));
-    VK_RETURN_IF_ERROR(recording.dispatch(
-        ShaderId::kEmbedding, {table, operand_of(desc->ids), operand_of(desc->out), error_word},
-        &push, sizeof(push), div_up(static_cast<uint64_t>(desc->dim), kWorkgroupSize),
-        static_cast<uint64_t>(desc->n_tokens)));
-    return recording.submit();
-  });
+hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_embedding_desc& desc) {
+  const hwinfer_device* device = stream.device;
+  const Operand table{desc.table.buffer, desc.table.offset_bytes, table_extent_bytes(desc)};
+  EmbeddingPush push{};
+  push.n_tokens = static_cast<uint32_t>(desc.n_tokens);
+  push.vocab = static_cast<uint32_t>(std::min<int64_t>(desc.vocab, UINT32_MAX));
+  push.dim = static_cast<uint32_t>(desc.dim);
+  push.dtype = desc.table.dtype;  // embedding.comp takes plugin.h's ids
+  push.block_values = hwinfer_dtype_block_values(desc.table.dtype);
+  push.block_bytes = hwinfer_dtype_block_bytes(desc.table.dtype);
+  push.table_offset = static_cast<uint32_t>(binding_remainder(device, table));
+  push.table_row_stride = static_cast<uint32_t>(desc.table.strides_bytes[0]);
+  push.ids_offset = element_remainder(device, desc.ids);
+  push.ids_stride = element_stride(desc.ids, 0);
+  push.out_offset = element_remainder(device, desc.out);
+  push.out_row_stride = element_stride(desc.out, 0);
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("embedding"));
+  Operand error_word;
+  HWINFER_KIT_RETURN_IF_ERROR(
+      recording.error_word("embedding: an id is outside [0, vocab)", &error_word));
+  HWINFER_KIT_RETURN_IF_ERROR(recording.dispatch(
+      ShaderId::kEmbedding, {table, operand_of(desc.ids), operand_of(desc.out), error_word}, &push,
+      sizeof(push), div_up(static_cast<uint64_t>(desc.dim), kWorkgroupSize),
+      static_cast<uint64_t>(desc.n_tokens)));
+  return recording.submit();
 }
 
 }  // namespace hwinfer::vulkan

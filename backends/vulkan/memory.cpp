@@ -60,16 +60,12 @@ void give_range(MemoryBlock* block, uint64_t offset, uint64_t size) {
   block->free.emplace(offset, size);
 }
 
-}  // namespace
-
-hwinfer_error* allocate_buffer(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
-                               hwinfer_buffer** out) {
+// Creates |buffer|'s VkBuffer (its device, size and kind set) and binds it to a range of a block.
+hwinfer_error* bind_memory(hwinfer_device* device, hwinfer_buffer* buffer) {
   const DeviceFunctions& fn = device->fn;
-  auto buffer = std::make_unique<hwinfer_buffer>();
-  buffer->device = device;
-  buffer->size_bytes = size_bytes;
-  buffer->vk_size_bytes = round_up(size_bytes, 4);  // shaders and fills work in 32-bit words
-  buffer->memory_kind = memory_kind;
+  const uint32_t memory_kind = buffer->memory_kind;
+  buffer->vk_size_bytes =
+      round_up(buffer->size_bytes, 4);  // shaders and fills work in 32-bit words
   VkBufferCreateInfo create{};
   create.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
   create.size = buffer->vk_size_bytes;
@@ -163,12 +159,11 @@ hwinfer_error* allocate_buffer(hwinfer_device* device, uint64_t size_bytes, uint
   buffer->block_offset = offset;
   buffer->block_bytes = bytes;
   buffer->mapped = block->mapped != nullptr ? block->mapped + offset : nullptr;
-  device->live_buffers.fetch_add(1);
-  *out = buffer.release();
   return nullptr;
 }
 
-void release_buffer(hwinfer_buffer* buffer) {
+// Destroys |buffer|'s VkBuffer and gives its range back (freeing an empty block but one).
+void unbind_memory(hwinfer_buffer* buffer) {
   hwinfer_device* device = buffer->device;
   device->fn.vkDestroyBuffer(device->device, buffer->buffer, nullptr);
   {
@@ -185,7 +180,23 @@ void release_buffer(hwinfer_buffer* buffer) {
       }
     }
   }
-  device->live_buffers.fetch_sub(1);
+}
+
+}  // namespace
+
+hwinfer_error* allocate_buffer(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
+                               hwinfer_buffer** out) {
+  auto buffer = std::make_unique<hwinfer_buffer>();
+  buffer->device = device;
+  buffer->size_bytes = size_bytes;
+  buffer->memory_kind = memory_kind;
+  HWINFER_KIT_RETURN_IF_ERROR(bind_memory(device, buffer.get()));
+  *out = buffer.release();
+  return nullptr;
+}
+
+void release_buffer(hwinfer_buffer* buffer) {
+  unbind_memory(buffer);
   delete buffer;
 }
 
@@ -200,56 +211,20 @@ void release_memory_pools(hwinfer_device* device) {
   }
 }
 
-hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
-                            hwinfer_buffer** out) {
-  return guarded("buffer_alloc", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(device, "buffer_alloc: device")) return error;
-    if (hwinfer_error* error = require_non_null(out, "buffer_alloc: out")) return error;
-    if (size_bytes == 0) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "vulkan buffer_alloc: size_bytes must be > 0");
-    }
-    if (memory_kind != HWINFER_MEMORY_DEVICE && memory_kind != HWINFER_MEMORY_HOST_VISIBLE) {
-      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                                "vulkan buffer_alloc: unknown memory kind %" PRIu32
-                                " (the vulkan backend has DEVICE=0, HOST_VISIBLE=1)",
-                                memory_kind);
-    }
-    const uint64_t max_bytes = device->physical->info.max_allocation_bytes;
-    if (size_bytes > max_bytes) {
-      return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY,
-                                "vulkan buffer_alloc: %" PRIu64
-                                " bytes is more than the device's max allocation of %" PRIu64
-                                " bytes (maxStorageBufferRange)",
-                                size_bytes, max_bytes);
-    }
-    return allocate_buffer(device, size_bytes, memory_kind, out);
-  });
+hwinfer_error* VulkanBackend::allocate(hwinfer_device& device, hwinfer_buffer& buffer) {
+  return bind_memory(&device, &buffer);
 }
 
-void buffer_free(hwinfer_buffer* buffer) {
-  if (buffer == nullptr) return;
-  try {
-    release_buffer(buffer);
-  } catch (...) {
-    // Nothing may escape across the ABI.
+void VulkanBackend::release(hwinfer_buffer& buffer) { unbind_memory(&buffer); }
+
+hwinfer_error* VulkanBackend::map(hwinfer_buffer& buffer, void** out_host_ptr) {
+  if (buffer.mapped == nullptr) {
+    return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
+                              "vulkan buffer_map: this DEVICE buffer lives in memory the host "
+                              "cannot map; allocate HOST_VISIBLE memory or copy it");
   }
-}
-
-hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr) {
-  return guarded("buffer_map", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(buffer, "buffer_map: buffer")) return error;
-    if (hwinfer_error* error = require_non_null(out_host_ptr, "buffer_map: out_host_ptr")) {
-      return error;
-    }
-    if (buffer->mapped == nullptr) {
-      return hwinfer_make_error(HWINFER_STATUS_FAILED_PRECONDITION,
-                                "vulkan buffer_map: this DEVICE buffer lives in memory the host "
-                                "cannot map; allocate HOST_VISIBLE memory or copy it");
-    }
-    *out_host_ptr = buffer->mapped;
-    return nullptr;
-  });
+  *out_host_ptr = buffer.mapped;
+  return nullptr;
 }
 
 }  // namespace hwinfer::vulkan

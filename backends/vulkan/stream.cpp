@@ -94,184 +94,120 @@ hwinfer_error* wait_timeline(hwinfer_device* device, VkSemaphore semaphore, uint
   return result == VK_SUCCESS ? nullptr : vk_error(result, what, "vkWaitSemaphores");
 }
 
-hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out) {
-  return guarded("stream_create", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(device, "stream_create: device")) return error;
-    if (hwinfer_error* error = require_non_null(out, "stream_create: out")) return error;
-    auto stream = std::make_unique<hwinfer_stream>();
-    stream->device = device;
-    const DeviceFunctions& fn = device->fn;
-    VkCommandPoolCreateInfo pool{};
-    pool.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
-    pool.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-    pool.queueFamilyIndex = device->physical->queue_family;
-    VkResult result = fn.vkCreateCommandPool(device->device, &pool, nullptr, &stream->command_pool);
-    if (result != VK_SUCCESS) return vk_error(result, "stream_create", "vkCreateCommandPool");
-    VkSemaphoreTypeCreateInfo type{};
-    type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
-    type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
-    type.initialValue = 0;
-    VkSemaphoreCreateInfo semaphore{};
-    semaphore.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
-    semaphore.pNext = &type;
-    stream->timeline = std::make_shared<Timeline>();
-    stream->timeline->device = device;
-    result =
-        fn.vkCreateSemaphore(device->device, &semaphore, nullptr, &stream->timeline->semaphore);
-    if (result != VK_SUCCESS) {
-      stream->timeline->semaphore = VK_NULL_HANDLE;
-      fn.vkDestroyCommandPool(device->device, stream->command_pool, nullptr);
-      return vk_error(result, "stream_create", "vkCreateSemaphore");
-    }
-    device->live_streams.fetch_add(1);
-    *out = stream.release();
-    return nullptr;
-  });
-}
-
-hwinfer_error* stream_synchronize(hwinfer_stream* stream) {
-  return guarded("stream_synchronize", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "stream_synchronize: stream")) return error;
-    if (hwinfer_error* error = flush(stream)) remember(stream, error);
-    if (stream->submitted > 0) {
-      if (hwinfer_error* error = wait_timeline(stream->device, stream->timeline->semaphore,
-                                               stream->submitted, "stream_synchronize")) {
-        remember(stream, error);
-      }
-    }
-    // Event waits not yet followed by work are part of the stream too: the host waits for them.
-    for (const auto& [timeline, value] : stream->pending_waits) {
-      if (hwinfer_error* error =
-              wait_timeline(stream->device, timeline->semaphore, value, "stream_synchronize")) {
-        remember(stream, error);
-      }
-    }
-    stream->pending_waits.clear();
-    retire(stream);
-    hwinfer_error* error = stream->pending_error;
-    stream->pending_error = nullptr;
-    return error;
-  });
-}
-
-void stream_destroy(hwinfer_stream* stream) {
-  if (stream == nullptr) return;
-  try {
-    if (hwinfer_error* error = stream_synchronize(stream)) error->destroy(error);
-    hwinfer_device* device = stream->device;
-    for (Submission& submission : stream->pending) release_submission(stream, submission);
-    stream->pending.clear();           // left only when a flush failed
-    if (!stream->in_flight.empty()) {  // the wait failed: make sure nothing runs any more
-      device->fn.vkDeviceWaitIdle(device->device);
-      for (Submission& submission : stream->in_flight) release_submission(stream, submission);
-      stream->in_flight.clear();
-      finish_host_copies(device);
-    }
-    stream->pending_waits.clear();
-    stream->timeline.reset();  // destroyed here unless an event still refers to it
-    device->fn.vkDestroyCommandPool(device->device, stream->command_pool, nullptr);
-    device->live_streams.fetch_sub(1);
-    delete stream;
-  } catch (...) {
-    // Nothing may escape across the ABI.
+hwinfer_error* VulkanBackend::init_stream(hwinfer_device& device, hwinfer_stream& stream) {
+  const DeviceFunctions& fn = device.fn;
+  VkCommandPoolCreateInfo pool{};
+  pool.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  pool.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+  pool.queueFamilyIndex = device.physical->queue_family;
+  VkResult result = fn.vkCreateCommandPool(device.device, &pool, nullptr, &stream.command_pool);
+  if (result != VK_SUCCESS) return vk_error(result, "stream_create", "vkCreateCommandPool");
+  VkSemaphoreTypeCreateInfo type{};
+  type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  type.initialValue = 0;
+  VkSemaphoreCreateInfo semaphore{};
+  semaphore.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  semaphore.pNext = &type;
+  stream.timeline = std::make_shared<Timeline>();
+  stream.timeline->device = &device;
+  result = fn.vkCreateSemaphore(device.device, &semaphore, nullptr, &stream.timeline->semaphore);
+  if (result != VK_SUCCESS) {
+    stream.timeline->semaphore = VK_NULL_HANDLE;
+    fn.vkDestroyCommandPool(device.device, stream.command_pool, nullptr);
+    return vk_error(result, "stream_create", "vkCreateSemaphore");
   }
+  return nullptr;
 }
 
-hwinfer_error* copy_h2d(hwinfer_stream* stream, const void* src, hwinfer_buffer* dst,
-                        uint64_t dst_offset, uint64_t size_bytes) {
-  return guarded("copy_h2d", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "copy_h2d: stream")) return error;
-    if (hwinfer_error* error = require_non_null(dst, "copy_h2d: dst")) return error;
-    if (hwinfer_error* error = check_buffer_range(dst, dst_offset, size_bytes, "copy_h2d (dst)")) {
-      return error;
+hwinfer_error* VulkanBackend::synchronize(hwinfer_stream& stream) {
+  if (hwinfer_error* error = flush(&stream)) remember(&stream, error);
+  if (stream.submitted > 0) {
+    if (hwinfer_error* error = wait_timeline(stream.device, stream.timeline->semaphore,
+                                             stream.submitted, "stream_synchronize")) {
+      remember(&stream, error);
     }
-    if (size_bytes == 0) return nullptr;
-    if (hwinfer_error* error = require_non_null(src, "copy_h2d: src")) return error;
-    retire(stream);
-    Recording recording(stream);
-    if (hwinfer_error* error = recording.begin("copy_h2d")) return error;
-    hwinfer_buffer* staging = nullptr;
+  }
+  // Event waits not yet followed by work are part of the stream too: the host waits for them.
+  for (const auto& [timeline, value] : stream.pending_waits) {
     if (hwinfer_error* error =
-            recording.transient(size_bytes, HWINFER_MEMORY_HOST_VISIBLE, &staging)) {
-      return error;
+            wait_timeline(stream.device, timeline->semaphore, value, "stream_synchronize")) {
+      remember(&stream, error);
     }
-    std::memcpy(staging->mapped, src, size_bytes);
-    VkBufferCopy region{0, dst_offset, size_bytes};
-    recording.fn().vkCmdCopyBuffer(recording.command_buffer(), staging->buffer, dst->buffer, 1,
-                                   &region);
-    return recording.submit();
-  });
+  }
+  stream.pending_waits.clear();
+  retire(&stream);
+  hwinfer_error* error = stream.pending_error;
+  stream.pending_error = nullptr;
+  return error;
 }
 
-hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset, void* dst,
-                        uint64_t size_bytes) {
-  return guarded("copy_d2h", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "copy_d2h: stream")) return error;
-    if (hwinfer_error* error = require_non_null(src, "copy_d2h: src")) return error;
-    if (hwinfer_error* error = check_buffer_range(src, src_offset, size_bytes, "copy_d2h (src)")) {
-      return error;
-    }
-    if (size_bytes == 0) return nullptr;
-    if (hwinfer_error* error = require_non_null(dst, "copy_d2h: dst")) return error;
-    retire(stream);
-    hwinfer_buffer* staging = nullptr;
-    if (hwinfer_error* error =
-            allocate_buffer(stream->device, size_bytes, HWINFER_MEMORY_HOST_VISIBLE, &staging)) {
-      return error;
-    }
-    Recording recording(stream);
-    hwinfer_error* error = recording.begin("copy_d2h");
-    if (error == nullptr) {
-      VkBufferCopy region{src_offset, 0, size_bytes};
-      recording.fn().vkCmdCopyBuffer(recording.command_buffer(), src->buffer, staging->buffer, 1,
-                                     &region);
-      error = recording.submit();
-    }
-    if (error == nullptr) error = flush(stream);  // the copy's timeline value is known now
-    if (error != nullptr) {
-      release_buffer(staging);
-      return error;
-    }
-    // The host's half runs once the timeline passes stream->submitted (finish_host_copies).
-    std::lock_guard<std::mutex> lock(stream->device->host_copy_mutex);
-    stream->device->host_copies.push_back(
-        HostCopy{stream->timeline, stream->submitted, staging, dst, size_bytes});
-    return nullptr;
-  });
+void VulkanBackend::destroy_stream(hwinfer_stream& stream) {
+  if (hwinfer_error* error = synchronize(stream)) error->destroy(error);
+  hwinfer_device* device = stream.device;
+  for (Submission& submission : stream.pending) release_submission(&stream, submission);
+  stream.pending.clear();           // left only when a flush failed
+  if (!stream.in_flight.empty()) {  // the wait failed: make sure nothing runs any more
+    device->fn.vkDeviceWaitIdle(device->device);
+    for (Submission& submission : stream.in_flight) release_submission(&stream, submission);
+    stream.in_flight.clear();
+    finish_host_copies(device);
+  }
+  stream.pending_waits.clear();
+  stream.timeline.reset();  // destroyed here unless an event still refers to it
+  device->fn.vkDestroyCommandPool(device->device, stream.command_pool, nullptr);
 }
 
-hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
-                        hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes) {
-  return guarded("copy_d2d", [&]() -> hwinfer_error* {
-    if (hwinfer_error* error = require_non_null(stream, "copy_d2d: stream")) return error;
-    if (hwinfer_error* error = require_non_null(src, "copy_d2d: src")) return error;
-    if (hwinfer_error* error = require_non_null(dst, "copy_d2d: dst")) return error;
-    if (hwinfer_error* error = check_buffer_range(src, src_offset, size_bytes, "copy_d2d (src)")) {
-      return error;
-    }
-    if (hwinfer_error* error = check_buffer_range(dst, dst_offset, size_bytes, "copy_d2d (dst)")) {
-      return error;
-    }
-    if (size_bytes == 0) return nullptr;
-    if (src == dst && src_offset < dst_offset + size_bytes &&
-        dst_offset < src_offset + size_bytes) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "vulkan copy_d2d: source [%" PRIu64 ", +%" PRIu64
-                                ") and destination [%" PRIu64 ", ...) overlap within one buffer",
-                                src_offset, size_bytes, dst_offset);
-    }
-    if (src->device != stream->device || dst->device != stream->device) {
-      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "vulkan copy_d2d: both buffers must belong to the stream's device");
-    }
-    retire(stream);
-    Recording recording(stream);
-    if (hwinfer_error* error = recording.begin("copy_d2d")) return error;
-    VkBufferCopy region{src_offset, dst_offset, size_bytes};
-    recording.fn().vkCmdCopyBuffer(recording.command_buffer(), src->buffer, dst->buffer, 1,
+hwinfer_error* VulkanBackend::copy_h2d(hwinfer_stream& stream, const void* src, hwinfer_buffer& dst,
+                                       uint64_t dst_offset, uint64_t size_bytes) {
+  retire(&stream);
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("copy_h2d"));
+  hwinfer_buffer* staging = nullptr;
+  HWINFER_KIT_RETURN_IF_ERROR(
+      recording.transient(size_bytes, HWINFER_MEMORY_HOST_VISIBLE, &staging));
+  std::memcpy(staging->mapped, src, size_bytes);
+  VkBufferCopy region{0, dst_offset, size_bytes};
+  recording.fn().vkCmdCopyBuffer(recording.command_buffer(), staging->buffer, dst.buffer, 1,
+                                 &region);
+  return recording.submit();
+}
+
+hwinfer_error* VulkanBackend::copy_d2h(hwinfer_stream& stream, hwinfer_buffer& src,
+                                       uint64_t src_offset, void* dst, uint64_t size_bytes) {
+  retire(&stream);
+  hwinfer_buffer* staging = nullptr;
+  HWINFER_KIT_RETURN_IF_ERROR(
+      allocate_buffer(stream.device, size_bytes, HWINFER_MEMORY_HOST_VISIBLE, &staging));
+  Recording recording(&stream);
+  hwinfer_error* error = recording.begin("copy_d2h");
+  if (error == nullptr) {
+    VkBufferCopy region{src_offset, 0, size_bytes};
+    recording.fn().vkCmdCopyBuffer(recording.command_buffer(), src.buffer, staging->buffer, 1,
                                    &region);
-    return recording.submit();
-  });
+    error = recording.submit();
+  }
+  if (error == nullptr) error = flush(&stream);  // the copy's timeline value is known now
+  if (error != nullptr) {
+    release_buffer(staging);
+    return error;
+  }
+  // The host's half runs once the timeline passes stream.submitted (finish_host_copies).
+  std::lock_guard<std::mutex> lock(stream.device->host_copy_mutex);
+  stream.device->host_copies.push_back(
+      HostCopy{stream.timeline, stream.submitted, staging, dst, size_bytes});
+  return nullptr;
+}
+
+hwinfer_error* VulkanBackend::copy_d2d(hwinfer_stream& stream, hwinfer_buffer& src,
+                                       uint64_t src_offset, hwinfer_buffer& dst,
+                                       uint64_t dst_offset, uint64_t size_bytes) {
+  retire(&stream);
+  Recording recording(&stream);
+  HWINFER_KIT_RETURN_IF_ERROR(recording.begin("copy_d2d"));
+  VkBufferCopy region{src_offset, dst_offset, size_bytes};
+  recording.fn().vkCmdCopyBuffer(recording.command_buffer(), src.buffer, dst.buffer, 1, &region);
+  return recording.submit();
 }
 
 }  // namespace hwinfer::vulkan

@@ -1,8 +1,9 @@
-// vk_internal.h — the Vulkan backend's handle types and the ABI slot functions its files share.
+// vk_internal.h — the Vulkan backend's handle types (on the plugin kit's bases), the functions its
+// files share, and its backend struct for the kit.
 //
 // plugin.h only declares the opaque handle structs; this header defines them. Nothing here crosses
-// the ABI or is exported (the one visible symbol is hwinfer_plugin_query in plugin_entry.cpp), and
-// no C++ exception may leave a slot function: each wraps its body in guarded().
+// the ABI or is exported: the kit makes the C table and the one visible symbol,
+// hwinfer_plugin_query (plugin_entry.cpp), and guards every slot.
 //
 // Object model:
 //   hwinfer_plugin  the dlopen()ed loader, one VkInstance, and the physical devices that qualify
@@ -26,6 +27,8 @@
 #include <utility>
 #include <vector>
 
+#include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/handles.h"
 #include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
@@ -103,19 +106,19 @@ struct Pipeline {
 
 }  // namespace hwinfer::vulkan
 
-struct hwinfer_plugin {
-  const hwinfer_host_api* host = nullptr;
+struct hwinfer_plugin : hwinfer::kit::PluginBase {  // device_count = devices.size()
   hwinfer::vulkan::InstanceFunctions vk;
   VkInstance instance = VK_NULL_HANDLE;
   std::string unavailable_reason;  // why there are no devices ("" when there are)
   std::vector<hwinfer::vulkan::PhysicalDevice> devices;
-  std::mutex mutex;        // guards |open|
-  std::vector<bool> open;  // [devices.size()]
+  hwinfer_plugin() = default;
+  hwinfer_plugin(const hwinfer_plugin&) = delete;
+  hwinfer_plugin& operator=(const hwinfer_plugin&) = delete;
+  ~hwinfer_plugin();  // destroys the instance, closes the loader (plugin_entry.cpp)
 };
 
-struct hwinfer_device {
-  hwinfer_plugin* plugin = nullptr;
-  uint32_t ordinal = 0;
+// max_allocation_bytes: the physical device's maxStorageBufferRange.
+struct hwinfer_device : hwinfer::kit::DeviceBase {
   const hwinfer::vulkan::PhysicalDevice* physical = nullptr;
   VkDevice device = VK_NULL_HANDLE;
   hwinfer::vulkan::DeviceFunctions fn;
@@ -130,17 +133,11 @@ struct hwinfer_device {
   std::map<uint32_t, hwinfer::vulkan::Pipeline> pipelines;  // by ShaderId
   std::mutex host_copy_mutex;                               // guards |host_copies|
   std::deque<hwinfer::vulkan::HostCopy> host_copies;        // pending D2H last legs, any stream
-  std::atomic<int64_t> live_buffers{0};
-  std::atomic<int64_t> live_streams{0};
-  std::atomic<int64_t> live_events{0};
 };
 
-struct hwinfer_buffer {
-  hwinfer_device* device = nullptr;
+struct hwinfer_buffer : hwinfer::kit::BufferBase {
   VkBuffer buffer = VK_NULL_HANDLE;
-  uint64_t size_bytes = 0;     // as asked for
   uint64_t vk_size_bytes = 0;  // the VkBuffer's size (size_bytes rounded up to 4)
-  uint32_t memory_kind = HWINFER_MEMORY_DEVICE;
   hwinfer::vulkan::MemoryBlock* block = nullptr;
   uint32_t memory_type = 0;
   uint64_t block_offset = 0;
@@ -163,8 +160,7 @@ struct Submission {
 
 }  // namespace hwinfer::vulkan
 
-struct hwinfer_stream {
-  hwinfer_device* device = nullptr;
+struct hwinfer_stream : hwinfer::kit::StreamBase {
   VkCommandPool command_pool = VK_NULL_HANDLE;
   std::shared_ptr<hwinfer::vulkan::Timeline> timeline;
   uint64_t submitted = 0;  // the last value a submission signals
@@ -178,8 +174,7 @@ struct hwinfer_stream {
   hwinfer_error* pending_error = nullptr;  // first error found while running
 };
 
-struct hwinfer_event {
-  hwinfer_device* device = nullptr;
+struct hwinfer_event : hwinfer::kit::EventBase {
   // The timeline of the stream it was last recorded on; complete when it reaches |value|.
   std::shared_ptr<hwinfer::vulkan::Timeline> timeline;
   VkQueryPool query_pool = VK_NULL_HANDLE;  // one timestamp; NULL without timestamp support
@@ -195,49 +190,21 @@ void log_message(const hwinfer_host_api* host, uint32_t level, const char* forma
 #endif
     ;
 
-template <typename Body>
-hwinfer_error* guarded(const char* what, Body&& body) noexcept {
-  return backend::guarded(kPluginName, what, std::forward<Body>(body));
-}
-
-inline hwinfer_error* require_non_null(const void* pointer, const char* what) {
-  return backend::require_non_null(kPluginName, pointer, what);
-}
-
-inline hwinfer_error* check_buffer_range(const hwinfer_buffer* buffer, uint64_t offset,
-                                         uint64_t size, const char* what) {
-  return backend::check_byte_range(kPluginName, buffer->size_bytes, offset, size, what);
-}
-
 // INTERNAL (or OUT_OF_MEMORY for the two out-of-memory results) "vulkan <what>: <call> failed:
 // <VkResult>".
 hwinfer_error* vk_error(VkResult result, const char* what, const char* call);
 
-// plugin_entry.cpp
-hwinfer_error* plugin_init(const hwinfer_host_api* host, const hwinfer_option* options,
-                           size_t n_options, hwinfer_plugin** out);
-void plugin_destroy(hwinfer_plugin* plugin);
-
 // device.cpp
 // Fills plugin->devices from the instance (logging why a device is left out).
 void enumerate_devices(hwinfer_plugin* plugin);
-hwinfer_error* device_count(hwinfer_plugin* plugin, uint32_t* out_count);
-hwinfer_error* device_get_info(hwinfer_plugin* plugin, uint32_t ordinal, hwinfer_device_info* out);
-hwinfer_error* device_open(hwinfer_plugin* plugin, uint32_t ordinal, const hwinfer_option* options,
-                           size_t n_options, hwinfer_device** out);
-void device_close(hwinfer_device* device);
 
 // memory.cpp
-// Allocates without the ABI checks (staging and scratch buffers of the plugin itself too).
+// A buffer of the plugin's own (staging, scratch): no ABI checks, not counted as live.
 hwinfer_error* allocate_buffer(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
                                hwinfer_buffer** out);
 void release_buffer(hwinfer_buffer* buffer);
 // Frees every block of |device| (device_close, after every buffer is gone).
 void release_memory_pools(hwinfer_device* device);
-hwinfer_error* buffer_alloc(hwinfer_device* device, uint64_t size_bytes, uint32_t memory_kind,
-                            hwinfer_buffer** out);
-void buffer_free(hwinfer_buffer* buffer);
-hwinfer_error* buffer_map(hwinfer_buffer* buffer, void** out_host_ptr);
 
 // stream.cpp
 // Completes every pending D2H copy of |device| whose submission has run (any stream): staging bytes
@@ -248,29 +215,65 @@ void finish_host_copies(hwinfer_device* device, bool discard = false);
 // Blocks until |semaphore| reaches |value|; a failed wait (device lost) is an error naming |what|.
 hwinfer_error* wait_timeline(hwinfer_device* device, VkSemaphore semaphore, uint64_t value,
                              const char* what);
-hwinfer_error* stream_create(hwinfer_device* device, hwinfer_stream** out);
-void stream_destroy(hwinfer_stream* stream);
-hwinfer_error* stream_synchronize(hwinfer_stream* stream);
-hwinfer_error* copy_h2d(hwinfer_stream* stream, const void* src, hwinfer_buffer* dst,
-                        uint64_t dst_offset, uint64_t size_bytes);
-hwinfer_error* copy_d2h(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset, void* dst,
-                        uint64_t size_bytes);
-hwinfer_error* copy_d2d(hwinfer_stream* stream, hwinfer_buffer* src, uint64_t src_offset,
-                        hwinfer_buffer* dst, uint64_t dst_offset, uint64_t size_bytes);
 
-// event.cpp
-hwinfer_error* event_create(hwinfer_device* device, hwinfer_event** out);
-void event_destroy(hwinfer_event* event);
-hwinfer_error* event_record(hwinfer_event* event, hwinfer_stream* stream);
-hwinfer_error* stream_wait_event(hwinfer_stream* stream, hwinfer_event* event);
-hwinfer_error* event_synchronize(hwinfer_event* event);
-hwinfer_error* event_query(hwinfer_event* event, uint32_t* out_complete);
-hwinfer_error* event_elapsed_ns(hwinfer_event* start, hwinfer_event* end, uint64_t* out_elapsed_ns);
+// kernels.cpp: the shared checks' context for |device|, with vulkan_limits as the hook.
+backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
-// kernels.cpp
-hwinfer_error* kernel_query(hwinfer_device* device, const hwinfer_kernel_desc* desc,
-                            hwinfer_kernel_support* out);
-const hwinfer_kernel_table* kernel_table();
+// The Vulkan plugin for the plugin kit (hwinfer/kit/plugin_api.h says what each member is for):
+// the kit checks every argument, counts live objects and guards every slot; these run on valid
+// handles. Each is defined in the file named.
+struct VulkanBackend {
+  static constexpr const char* kName = kPluginName;
+  static constexpr const char* kVersion = HWINFER_VULKAN_PLUGIN_VERSION;
+
+  // plugin_entry.cpp: the loader and the instance
+  static hwinfer_error* init(const hwinfer_host_api& host, const hwinfer_option* options,
+                             size_t n_options, std::unique_ptr<hwinfer_plugin>* out);
+  // device.cpp
+  static hwinfer_error* device_info(const hwinfer_plugin& plugin, uint32_t ordinal,
+                                    hwinfer_device_info& info);
+  static hwinfer_error* open_device(hwinfer_plugin& plugin, uint32_t ordinal,
+                                    const hwinfer_option* options, size_t n_options,
+                                    std::unique_ptr<hwinfer_device>* out);
+  static void close_device(hwinfer_device& device);
+  // memory.cpp
+  static hwinfer_error* allocate(hwinfer_device& device, hwinfer_buffer& buffer);
+  static void release(hwinfer_buffer& buffer);
+  static hwinfer_error* map(hwinfer_buffer& buffer, void** out_host_ptr);
+  static backend::CheckContext check_context(const hwinfer_device& device, bool require_buffers) {
+    return vulkan::check_context(&device, require_buffers);
+  }
+  // stream.cpp
+  static hwinfer_error* init_stream(hwinfer_device& device, hwinfer_stream& stream);
+  static void destroy_stream(hwinfer_stream& stream);
+  static hwinfer_error* synchronize(hwinfer_stream& stream);
+  static hwinfer_error* copy_h2d(hwinfer_stream& stream, const void* src, hwinfer_buffer& dst,
+                                 uint64_t dst_offset, uint64_t size_bytes);
+  static hwinfer_error* copy_d2h(hwinfer_stream& stream, hwinfer_buffer& src, uint64_t src_offset,
+                                 void* dst, uint64_t size_bytes);
+  static hwinfer_error* copy_d2d(hwinfer_stream& stream, hwinfer_buffer& src, uint64_t src_offset,
+                                 hwinfer_buffer& dst, uint64_t dst_offset, uint64_t size_bytes);
+  // event.cpp
+  static hwinfer_error* init_event(hwinfer_device& device, hwinfer_event& event);
+  static void destroy_event(hwinfer_event& event);
+  static hwinfer_error* record(hwinfer_event& event, hwinfer_stream& stream);
+  static hwinfer_error* wait(hwinfer_stream& stream, hwinfer_event& event);
+  static hwinfer_error* synchronize(hwinfer_event& event);
+  static hwinfer_error* is_complete(hwinfer_event& event, bool* complete);
+  static hwinfer_error* elapsed_ns(hwinfer_event& start, hwinfer_event& end, uint64_t* out);
+  // kernels*.cpp: every kind but rope_kv_append
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_matmul_quantized_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_attention_prefill_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream,
+                                const hwinfer_attention_decode_paged_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_kv_append_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rms_norm_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rope_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_silu_mul_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_embedding_desc& desc);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_bandwidth_probe_desc& desc);
+};
 
 }  // namespace hwinfer::vulkan
 

@@ -72,6 +72,7 @@ struct Handles {
   using Buffer = hwinfer_buffer;
   using Stream = hwinfer_stream;
   using Event = hwinfer_event;
+  using Graph = hwinfer_graph;
 };
 template <typename B>
 using PluginOf = typename Handles<B>::Plugin;
@@ -83,6 +84,8 @@ template <typename B>
 using StreamOf = typename Handles<B>::Stream;
 template <typename B>
 using EventOf = typename Handles<B>::Event;
+template <typename B>
+using GraphOf = typename Handles<B>::Graph;
 
 }  // namespace hwinfer::kit
 

@@ -61,9 +61,9 @@ struct HasEnqueue<Backend, Desc,
                                                         std::declval<const Desc&>()))>>
     : std::true_type {};
 
-// The C slot of kind |Desc| for |Backend|.
+// The guarded, checked enqueue of kind |Desc| (kernel_slot adds after_enqueue).
 template <typename Backend, typename Desc>
-hwinfer_error* kernel_slot(StreamOf<Backend>* stream, const Desc* desc) noexcept {
+hwinfer_error* kernel_slot_checked(StreamOf<Backend>* stream, const Desc* desc) noexcept {
   using Kind = KindOf<Desc>;
   return backend::guarded(Backend::kName, Kind::kName, [&]() -> hwinfer_error* {
     if (hwinfer_error* error =
@@ -80,6 +80,33 @@ hwinfer_error* kernel_slot(StreamOf<Backend>* stream, const Desc* desc) noexcept
     }
     return Backend::enqueue(*stream, *desc);
   });
+}
+
+// True when Backend::after_enqueue(hwinfer_stream*, hwinfer_error*) exists: it sees the result
+// of every kernel slot and of copy_d2d (the work a capture records), checks included, and returns
+// it (a GPU backend spoils the stream's capture with a failure). The stream may be NULL.
+template <typename Backend, typename = void>
+struct HasAfterEnqueue : std::false_type {};
+template <typename Backend>
+struct HasAfterEnqueue<Backend,
+                       std::void_t<decltype(Backend::after_enqueue(
+                           std::declval<hwinfer_stream*>(), std::declval<hwinfer_error*>()))>>
+    : std::true_type {};
+
+// |error|, after Backend::after_enqueue when it has one.
+template <typename Backend>
+hwinfer_error* after_enqueue(StreamOf<Backend>* stream, hwinfer_error* error) noexcept {
+  if constexpr (HasAfterEnqueue<Backend>::value) {
+    return Backend::after_enqueue(stream, error);
+  } else {
+    return error;
+  }
+}
+
+// The C slot of kind |Desc| for |Backend|.
+template <typename Backend, typename Desc>
+hwinfer_error* kernel_slot(StreamOf<Backend>* stream, const Desc* desc) noexcept {
+  return after_enqueue<Backend>(stream, kernel_slot_checked<Backend>(stream, desc));
 }
 
 // The number of kinds |Backend| has an enqueue for.

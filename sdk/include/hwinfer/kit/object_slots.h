@@ -18,19 +18,12 @@
 #include <utility>
 
 #include "hwinfer/kit/handles.h"
+#include "hwinfer/kit/kernel_slots.h"
 #include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/kit/plugin_log.h"
 #include "hwinfer/kit/plugin_options.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
-
-// Returns the error |expression| gives, if any.
-#define HWINFER_KIT_RETURN_IF_ERROR(expression)             \
-  do {                                                      \
-    if (hwinfer_error* hwinfer_kit_error_ = (expression)) { \
-      return hwinfer_kit_error_;                            \
-    }                                                       \
-  } while (false)
 
 namespace hwinfer::kit {
 
@@ -47,6 +40,10 @@ HWINFER_KIT_DETECT(HasRelease, B::release(std::declval<hwinfer_buffer&>()))
 HWINFER_KIT_DETECT(HasInitStream,
                    B::init_stream(std::declval<hwinfer_device&>(), std::declval<hwinfer_stream&>()))
 HWINFER_KIT_DETECT(HasCloseDevice, B::close_device(std::declval<hwinfer_device&>()))
+HWINFER_KIT_DETECT(HasDestroyStream, B::destroy_stream(std::declval<hwinfer_stream&>()))
+HWINFER_KIT_DETECT(HasInitEvent,
+                   B::init_event(std::declval<hwinfer_device&>(), std::declval<hwinfer_event&>()))
+HWINFER_KIT_DETECT(HasDestroyEvent, B::destroy_event(std::declval<hwinfer_event&>()))
 HWINFER_KIT_DETECT(HasDeviceCountOption, B::kDeviceCountOption)
 #undef HWINFER_KIT_DETECT
 
@@ -331,7 +328,9 @@ void stream_destroy(StreamOf<B>* stream) noexcept {
   if (stream == nullptr) return;
   try {
     DeviceOf<B>* device = stream->device;
-    delete stream;  // a queue finishes its work in its destructor
+    // The backend finishes the stream's work first (destroy_stream, or the struct's destructor).
+    if constexpr (HasDestroyStream<B>::value) B::destroy_stream(*stream);
+    delete stream;
     device->live_streams.fetch_sub(1);
   } catch (...) {
     // Nothing may escape across the ABI.
@@ -404,21 +403,23 @@ hwinfer_error* overlap_error(uint64_t src_offset, uint64_t dst_offset, uint64_t 
 template <typename B>
 hwinfer_error* copy_d2d(StreamOf<B>* stream, BufferOf<B>* src, uint64_t src_offset,
                         BufferOf<B>* dst, uint64_t dst_offset, uint64_t size_bytes) noexcept {
-  return backend::guarded(B::kName, "copy_d2d", [&]() -> hwinfer_error* {
-    HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, stream, "copy_d2d: stream"));
-    HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, src, "copy_d2d: src"));
-    HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, dst, "copy_d2d: dst"));
-    HWINFER_KIT_RETURN_IF_ERROR(
-        check_copy_operand<B>(*stream, *src, src_offset, size_bytes, "copy_d2d (src)"));
-    HWINFER_KIT_RETURN_IF_ERROR(
-        check_copy_operand<B>(*stream, *dst, dst_offset, size_bytes, "copy_d2d (dst)"));
-    if (size_bytes == 0) return nullptr;
-    if (src == dst && src_offset < dst_offset + size_bytes &&
-        dst_offset < src_offset + size_bytes) {
-      return overlap_error<B>(src_offset, dst_offset, size_bytes);
-    }
-    return B::copy_d2d(*stream, *src, src_offset, *dst, dst_offset, size_bytes);
-  });
+  // A capture records copy_d2d: its result goes through after_enqueue as a kernel's does.
+  return after_enqueue<B>(
+      stream, backend::guarded(B::kName, "copy_d2d", [&]() -> hwinfer_error* {
+        HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, stream, "copy_d2d: stream"));
+        HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, src, "copy_d2d: src"));
+        HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, dst, "copy_d2d: dst"));
+        HWINFER_KIT_RETURN_IF_ERROR(
+            check_copy_operand<B>(*stream, *src, src_offset, size_bytes, "copy_d2d (src)"));
+        HWINFER_KIT_RETURN_IF_ERROR(
+            check_copy_operand<B>(*stream, *dst, dst_offset, size_bytes, "copy_d2d (dst)"));
+        if (size_bytes == 0) return nullptr;
+        if (src == dst && src_offset < dst_offset + size_bytes &&
+            dst_offset < src_offset + size_bytes) {
+          return overlap_error<B>(src_offset, dst_offset, size_bytes);
+        }
+        return B::copy_d2d(*stream, *src, src_offset, *dst, dst_offset, size_bytes);
+      }));
 }
 
 template <typename B>
@@ -428,6 +429,9 @@ hwinfer_error* event_create(DeviceOf<B>* device, EventOf<B>** out) noexcept {
     HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, out, "event_create: out"));
     auto event = std::make_unique<EventOf<B>>();
     event->device = device;
+    if constexpr (HasInitEvent<B>::value) {
+      HWINFER_KIT_RETURN_IF_ERROR(B::init_event(*device, *event));
+    }
     device->live_events.fetch_add(1);
     *out = event.release();
     return nullptr;
@@ -439,6 +443,7 @@ void event_destroy(EventOf<B>* event) noexcept {
   if (event == nullptr) return;
   try {
     DeviceOf<B>* device = event->device;
+    if constexpr (HasDestroyEvent<B>::value) B::destroy_event(*event);
     delete event;
     device->live_events.fetch_sub(1);
   } catch (...) {
@@ -504,6 +509,11 @@ hwinfer_error* event_elapsed_ns(EventOf<B>* start, EventOf<B>* end,
     HWINFER_KIT_RETURN_IF_ERROR(require(B::kName, end, "event_elapsed_ns: end"));
     HWINFER_KIT_RETURN_IF_ERROR(
         require(B::kName, out_elapsed_ns, "event_elapsed_ns: out_elapsed_ns"));
+    if (start->device != end->device) {
+      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                "%s event_elapsed_ns: the events belong to different devices",
+                                B::kName);
+    }
     return B::elapsed_ns(*start, *end, out_elapsed_ns);
   });
 }

@@ -24,14 +24,18 @@
 //   static hwinfer_error* enqueue(hwinfer_stream&, const hwinfer_gemm_desc&);  // per kernel kind
 // Optional: release(hwinfer_buffer&), import_host(hwinfer_device&, hwinfer_buffer&, void*) (the
 // slot stays NULL without it), init_stream(hwinfer_device&, hwinfer_stream&),
+// destroy_stream(hwinfer_stream&) (finish its work; before the struct is deleted),
+// init_event(hwinfer_device&, hwinfer_event&), destroy_event(hwinfer_event&),
 // close_device(hwinfer_device&), kDeviceCountOption (the plugin option an out-of-range ordinal's
-// message names). host_memory.h provides the memory half for host-memory devices.
+// message names), after_enqueue(hwinfer_stream*, hwinfer_error*) (kernel_slots.h), the four graph
+// members (graph_slots.h). host_memory.h provides the memory half for host-memory devices.
 // The copies and events get valid, same-device handles, in-range offsets and size > 0.
 #ifndef HWINFER_SDK_KIT_PLUGIN_API_H_
 #define HWINFER_SDK_KIT_PLUGIN_API_H_
 
 #include <type_traits>
 
+#include "hwinfer/kit/graph_slots.h"
 #include "hwinfer/kit/kernel_query.h"
 #include "hwinfer/kit/kernel_slots.h"
 #include "hwinfer/kit/object_slots.h"
@@ -76,7 +80,7 @@ hwinfer_error* kernel_query(DeviceOf<B>* device, const hwinfer_kernel_desc* desc
 
 }  // namespace slots
 
-// The API table of |B| around |kernels| (graph slots NULL).
+// The API table of |B| around |kernels| (graph slots when B captures: graph_slots.h).
 template <typename B>
 hwinfer_plugin_api make_plugin_api(const hwinfer_kernel_table* kernels) {
   hwinfer_plugin_api api{};
@@ -110,6 +114,12 @@ hwinfer_plugin_api make_plugin_api(const hwinfer_kernel_table* kernels) {
   api.event_elapsed_ns = &slots::event_elapsed_ns<B>;
   api.kernel_query = &slots::kernel_query<B>;
   api.kernels = kernels;
+  if constexpr (HasGraphs<B>::value) {
+    api.stream_begin_capture = &slots::stream_begin_capture<B>;
+    api.stream_end_capture = &slots::stream_end_capture<B>;
+    api.graph_launch = &slots::graph_launch<B>;
+    api.graph_destroy = &slots::graph_destroy<B>;
+  }
   return api;
 }
 

@@ -13,6 +13,14 @@
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
 
+// Returns the error |expression| gives, if any.
+#define HWINFER_KIT_RETURN_IF_ERROR(expression)             \
+  do {                                                      \
+    if (hwinfer_error* hwinfer_kit_error_ = (expression)) { \
+      return hwinfer_kit_error_;                            \
+    }                                                       \
+  } while (false)
+
 namespace hwinfer::backend {
 
 // Runs |body| (returning hwinfer_error*) and turns any exception into an error value, so nothing
