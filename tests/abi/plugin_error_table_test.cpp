@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hwinfer/device.h"
+#include "hwinfer/log.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_loader.h"
 
@@ -171,11 +172,19 @@ void BadUses(const Plugin& plugin, Table& t) {
                                                               : "unset") +
            " \"" + support.reason + "\"");
   }
+  // Closing the device with its objects alive: a warning, and the device stays until they go.
+  const LogLevel level = GetLogLevel();
+  SetLogLevel(LogLevel::kWarning);  // whatever HWINFER_LOG_LEVEL says
+  testing::internal::CaptureStderr();
+  api.device_close(device);
+  std::string warning = testing::internal::GetCapturedStderr();
+  SetLogLevel(level);
+  if (!warning.empty() && warning.back() == '\n') warning.pop_back();
+  t.Line("device_close(live objects) logs: " + warning);
   api.event_destroy(end);
   api.event_destroy(start);
   api.stream_destroy(stream);
   api.buffer_free(buffer);
-  api.device_close(device);
 }
 
 std::string GoldenPath(const std::string& plugin) {

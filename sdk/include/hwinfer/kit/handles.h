@@ -30,7 +30,8 @@ struct PluginBase {
 };
 
 // One opened device. The kit sets plugin and ordinal after the backend's open_device and counts
-// the objects created on it, so device_close can warn about the ones the host forgot.
+// the objects created on it, so device_close can warn about the ones the host forgot (and leave
+// the device open until the last of them is destroyed).
 struct DeviceBase {
   hwinfer_plugin* plugin = nullptr;
   uint32_t ordinal = 0;
@@ -38,6 +39,8 @@ struct DeviceBase {
   std::atomic<int64_t> live_buffers{0};
   std::atomic<int64_t> live_streams{0};
   std::atomic<int64_t> live_events{0};
+  // Set by a device_close that found live objects: the last of them to go closes the device.
+  std::atomic<bool> close_pending{false};
 };
 
 // One allocation or import: the kit sets all three fields before the backend's allocate runs.

@@ -194,9 +194,27 @@ bool warn_live_objects(const DeviceOf<B>& device) {
   backend::log_message(device.plugin->host, HWINFER_LOG_WARNING, B::kName,
                        "%s device_close: %" PRId64 " buffers, %" PRId64 " streams and %" PRId64
                        " events are still alive; the host must destroy them before closing the "
-                       "device (the device object is leaked so they stay safe to destroy)",
+                       "device (it is closed when the last of them is destroyed)",
                        B::kName, buffers, streams, events);
   return true;
+}
+
+template <typename B>
+void close_now(DeviceOf<B>* device) {
+  if constexpr (HasCloseDevice<B>::value) B::close_device(*device);
+  delete device;
+}
+
+// Closes |device| when device_close has been called and no object is left on it; run after each
+// destroy. The exchange makes one caller the closer when several objects go at once.
+template <typename B>
+void finish_pending_close(DeviceOf<B>* device) {
+  if (!device->close_pending.load()) return;
+  if (device->live_buffers.load() != 0 || device->live_streams.load() != 0 ||
+      device->live_events.load() != 0) {
+    return;
+  }
+  if (device->close_pending.exchange(false)) close_now<B>(device);
 }
 
 template <typename B>
@@ -204,10 +222,13 @@ void device_close(DeviceOf<B>* device) noexcept {
   if (device == nullptr) return;
   try {
     mark_closed<B>(*device->plugin, device->ordinal);
-    // Live objects still point at the device: leak it rather than leave them dangling.
-    if (warn_live_objects<B>(*device)) return;
-    if constexpr (HasCloseDevice<B>::value) B::close_device(*device);
-    delete device;
+    if (!warn_live_objects<B>(*device)) {
+      close_now<B>(device);
+      return;
+    }
+    // Live objects still point at the device: it stays until the last of them is destroyed.
+    device->close_pending.store(true);
+    finish_pending_close<B>(device);  // one may have gone since the count was read
   } catch (...) {
     // Nothing may escape across the ABI.
   }
@@ -286,6 +307,7 @@ void buffer_free(BufferOf<B>* buffer) noexcept {
     if constexpr (HasRelease<B>::value) B::release(*buffer);
     delete buffer;
     device->live_buffers.fetch_sub(1);
+    finish_pending_close<B>(device);
   } catch (...) {
     // Nothing may escape across the ABI.
   }
@@ -332,6 +354,7 @@ void stream_destroy(StreamOf<B>* stream) noexcept {
     if constexpr (HasDestroyStream<B>::value) B::destroy_stream(*stream);
     delete stream;
     device->live_streams.fetch_sub(1);
+    finish_pending_close<B>(device);
   } catch (...) {
     // Nothing may escape across the ABI.
   }
@@ -446,6 +469,7 @@ void event_destroy(EventOf<B>* event) noexcept {
     if constexpr (HasDestroyEvent<B>::value) B::destroy_event(*event);
     delete event;
     device->live_events.fetch_sub(1);
+    finish_pending_close<B>(device);
   } catch (...) {
     // Nothing may escape across the ABI.
   }
