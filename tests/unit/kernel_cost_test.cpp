@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <vector>
 
+#include "hwinfer/kit/kernel_samples.h"
 #include "hwinfer/tensor_view.h"
 
 namespace hwinfer {
@@ -418,6 +420,22 @@ TEST(KernelCost, TotalsSplitFlopsByComputeDtype) {
   EXPECT_DOUBLE_EQ(totals.bytes, 33570816.0 + 64.0 * 64 / 32 * 18 + 64 * 4 + 64 * 4);
   EXPECT_EQ(totals.compute_dtype(), HWINFER_DTYPE_F16);
   EXPECT_EQ(CostTotals{}.compute_dtype(), HWINFER_DTYPE_F32);
+}
+
+// Generated over hwinfer/kernel_kinds.def: a kind added to the list without samples does not link,
+// and one whose samples count no bytes fails here, before any hand-written case exists for it.
+TEST(KernelCost, EveryListedKindHasSamplesThatCountBytes) {
+  std::set<uint32_t> kinds_seen;
+  for (const kit::KernelSample& sample : kit::all_kernel_samples()) {
+    ASSERT_NE(sample.desc, nullptr) << sample.name;
+    kinds_seen.insert(sample.desc->kind);
+    const KernelCost cost = CountKernelCost(*sample.desc, nullptr);
+    EXPECT_GT(cost.bytes(), 0.0) << sample.name;
+    EXPECT_GE(cost.flops, 0.0) << sample.name;
+  }
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  EXPECT_EQ(kinds_seen.count(HWINFER_KERNEL_##KIND), 1u) << #slot " has no sample";
+#include "hwinfer/kernel_kinds.def"
 }
 
 }  // namespace

@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "hwinfer/kit/kernel_samples.h"
 #include "hwinfer/plugin.h"
 
 namespace hwinfer::cli {
 
-struct CatalogEntry {
-  std::string name;                           // "gemm f16", "attention_decode_paged i8-kv"
-  std::shared_ptr<hwinfer_kernel_desc> desc;  // points at the full descriptor struct
-};
+// name ("gemm f16", "attention_decode_paged i8-kv") and the full descriptor struct; the samples
+// of each kind live in its file of the plugin kit (sdk/kit/kinds/<kind>.cpp).
+using CatalogEntry = kit::KernelSample;
 
 std::vector<CatalogEntry> KernelCatalog();
 

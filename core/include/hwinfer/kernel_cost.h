@@ -20,28 +20,15 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
-#include <vector>
 
+#include "hwinfer/kit/kernel_cost.h"
 #include "hwinfer/plugin.h"
 
 namespace hwinfer {
 
-struct KernelCost {
-  double bytes_read = 0;
-  double bytes_written = 0;
-  double flops = 0;
-  // The dtype the FLOPs run in, for picking the peak: HWINFER_DTYPE_F32, F16, BF16, or I8 for
-  // integer dot products (Q8_0/Q4_0 matmul).
-  uint32_t compute_dtype = HWINFER_DTYPE_F32;
-  bool upper_bound = false;
-  double bytes() const { return bytes_read + bytes_written; }
-};
-
-// Fills |out| with the int32 values of |view| (a rank-1 or rank-2 view, row-major); false when
-// the values are not available to the caller.
-using IntArrayReader =
-    std::function<bool(const hwinfer_tensor_view& view, std::vector<int32_t>* out)>;
+// The plugin kit's (hwinfer/kit/kernel_cost.h): one count per kind, in the kind's own file.
+using KernelCost = kit::KernelCost;
+using IntArrayReader = kit::IntArrayReader;
 
 // Counts one kernel. Unknown kinds count zero. Never fails: a malformed descriptor (which the
 // plugin will reject) counts what its shapes say.

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "hwinfer/kit/kernel_query.h"
+#include "hwinfer/kit/kernel_samples.h"
 #include "kit_test_support.h"
 
 struct hwinfer_device {
@@ -158,6 +160,22 @@ TEST_F(KernelSlotsTest, ExceptionsBecomeErrorsAndErrorsPassThrough) {
   EXPECT_EQ(code, HWINFER_STATUS_INTERNAL);
   EXPECT_EQ(message, "fake bandwidth_probe: device lost");
   EXPECT_EQ(FakeBackend::probe_calls, 3);
+}
+
+// Every kind's samples (sdk/kit/kinds/<kind>.cpp) are valid descriptors of their kind: the
+// shared check, as kernel_query runs it (views without buffers), says SUPPORTED.
+TEST(KernelSamples, EverySamplePassesItsKindsCheck) {
+  hwinfer_device device;
+  backend::CheckContext context = FakeBackend::check_context(device, false);
+  context.weight_dtypes = backend::kWeightDtypesAll;
+  for (const KernelSample& sample : all_kernel_samples()) {
+    hwinfer_kernel_support support;
+    std::memset(&support, 0, sizeof(support));
+    support.struct_size = sizeof(support);
+    EXPECT_EQ(Take(backend::answer_kernel_query(context, sample.desc.get(), &support)).second, "")
+        << sample.name;
+    EXPECT_EQ(support.supported, HWINFER_KERNEL_SUPPORTED) << sample.name << ": " << support.reason;
+  }
 }
 
 }  // namespace
