@@ -149,7 +149,8 @@ void abandon_capture(hwinfer_stream* stream);
 // Reads every device's identity into plugin->devices, or sets plugin->unavailable_reason.
 void enumerate_devices(hwinfer_plugin* plugin);
 
-// kernels.cpp: the shared checks' context for |device|, with gpu_limits as the hook.
+// kernels.cpp: the shared checks' context for |device|, with GpuBackend::limits as the hook
+// (kit::limits_hook).
 backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
 // The GPU plugin for the plugin kit (hwinfer/kit/plugin_api.h says what each member is for): the
@@ -199,6 +200,23 @@ struct GpuBackend {
   static hwinfer_error* launch(hwinfer_graph& graph, hwinfer_stream& stream);
   static void destroy_graph(hwinfer_graph* graph);
   static hwinfer_error* after_enqueue(hwinfer_stream* stream, hwinfer_error* error) noexcept;
+  // kernels*.cpp: what this backend cannot run of what the shared checks accept (kernel_limits.h)
+  static hwinfer_error* limits(const backend::CheckContext& context, const hwinfer_gemm_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_matmul_quantized_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_attention_prefill_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_attention_decode_paged_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_kv_append_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_rms_norm_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context, const hwinfer_rope_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_silu_mul_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_embedding_desc& d);
   // kernels_*.cpp: every kind
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& desc);
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_matmul_quantized_desc& desc);

@@ -3,8 +3,8 @@
 // plugin.
 //
 // A family's GpuBackend::enqueue runs after the plugin kit's slot has checked NULLs and run the
-// kind's shared check (which ends in this backend's limits, gpu_limits); it calls use_device(),
-// launches the kernels (launch.h) on stream.stream and returns check_launch().
+// kind's shared check (which ends in this backend's limits, GpuBackend::limits); it calls
+// use_device(), launches the kernels (launch.h) on stream.stream and returns check_launch().
 #ifndef HWINFER_BACKENDS_CUDA_KERNEL_UTIL_H_
 #define HWINFER_BACKENDS_CUDA_KERNEL_UTIL_H_
 
@@ -38,25 +38,15 @@ hwinfer_error* require_whole_elements(const hwinfer_tensor_view& view, const cha
 // The limits of each kernel family (the kernels are GpuBackend::enqueue overloads, gpu_internal.h).
 // kernels_rows.cpp: the per-token kernels (rows.cu) and their limits (UNSUPPORTED with the reason
 // for what the shared checks admit but the kernels cannot run).
-hwinfer_error* rms_norm_limits(const hwinfer_rms_norm_desc& d);
-hwinfer_error* silu_mul_limits(const hwinfer_silu_mul_desc& d);
-hwinfer_error* rope_limits(const hwinfer_rope_desc& d, bool require_buffers);
-hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d);
 
 // kernels_kv.cpp: kv_append (kv_append.cu) and its limits; rope_kv_append (ABI 1.1: one fused
 // launch, limited as its two halves).
-hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d);
 
 // kernels_gemm.cpp
-hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
 
 // kernels_quant.cpp
-hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc);
 
 // kernels_attention.cpp
-hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& d);
-hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
-                                        bool require_buffers);
 
 }  // namespace hwinfer::gpu
 

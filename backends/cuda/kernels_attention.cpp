@@ -1,7 +1,7 @@
 // kernels_attention.cpp — the GPU plugins' attention_decode_paged and attention_prefill enqueue
-// slots and their limits (gpu_limits' cases): the shared checks, then the launch arguments of
-// paged_kv.h (device addresses, element strides, tile geometry) for attention_decode.cu and
-// attention_prefill.cu, which document the algorithms.
+// slots and their limits (GpuBackend::limits overloads): the shared checks, then the launch
+// arguments of paged_kv.h (device addresses, element strides, tile geometry) for
+// attention_decode.cu and attention_prefill.cu, which document the algorithms.
 //   decode:  q, out [n_seqs, n_heads, head_dim] F32 | F16; paged pools F16 | I8.
 //   prefill: q, out [n_tokens, n_heads, head_dim] F32 | F16; k, v [n_tokens, n_kv_heads,
 //            head_dim] F32 | F16; query_start [n_seqs + 1] I32; optional paged prefix F16 | I8.
@@ -139,7 +139,8 @@ hwinfer_error* require_i32(const char* kernel, const char* what, int64_t value) 
 
 }  // namespace
 
-hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& d) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& /*context*/,
+                                  const hwinfer_attention_decode_paged_desc& d) {
   GPU_RETURN_IF_ERROR(require_whole_elements(d.q, kDecode, "q"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.out, kDecode, "out"));
   GPU_RETURN_IF_ERROR(require_whole_paged(kDecode, d.k_cache, d.v_cache, d.k_scales, d.v_scales,
@@ -151,8 +152,9 @@ hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc
   return require_i32(kDecode, "n_heads", d.n_heads);
 }
 
-hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
-                                        bool require_buffers) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& context,
+                                  const hwinfer_attention_prefill_desc& d) {
+  const bool require_buffers = context.require_buffers;
   GPU_RETURN_IF_ERROR(require_whole_elements(d.q, kPrefill, "q"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.k, kPrefill, "k"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.v, kPrefill, "v"));

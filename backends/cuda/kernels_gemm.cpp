@@ -36,7 +36,8 @@ MatrixOperand matrix_operand(const hwinfer_tensor_view& view) {
 
 }  // namespace
 
-hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& /*context*/,
+                                  const hwinfer_gemm_desc& desc) {
   GPU_RETURN_IF_ERROR(require_whole_elements(desc.a, "gemm", "a"));
   GPU_RETURN_IF_ERROR(require_whole_elements(desc.b, "gemm", "b"));
   GPU_RETURN_IF_ERROR(require_whole_elements(desc.c, "gemm", "c"));

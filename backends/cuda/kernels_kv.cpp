@@ -2,7 +2,7 @@
 // in kv_append.cu): the new tokens'
 // keys and values (F32 | F16) into the paged pools (F16 | I8, each side its own dtype), the I8
 // pools' per-(block, head) scales grown as the CPU backend does. The shared check
-// (backend::check_kv_append, ending in gpu_limits -> kv_append_limits) runs first; the views
+// (backend::check_kv_append, ending in GpuBackend::limits) runs first; the views
 // become device addresses and element strides.
 //
 // Slots are device data: a slot >= num_blocks * block_size is found by kv_append.cu's validation
@@ -51,7 +51,8 @@ GpuHeadMatrix head_matrix(const hwinfer_tensor_view& view, int64_t n_heads) {
 
 }  // namespace
 
-hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& /*context*/,
+                                  const hwinfer_kv_append_desc& d) {
   GPU_RETURN_IF_ERROR(require_whole_elements(d.k, "kv_append", "k"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.v, "kv_append", "v"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.slot_mapping, "kv_append", "slot_mapping"));

@@ -25,7 +25,8 @@ constexpr int64_t kMaxDimension = INT32_MAX;  // the kernels' grids and 32-bit c
 
 }  // namespace
 
-hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& /*context*/,
+                                  const hwinfer_matmul_quantized_desc& desc) {
   GPU_RETURN_IF_ERROR(require_whole_elements(desc.x, "matmul_quantized", "x"));
   GPU_RETURN_IF_ERROR(require_whole_elements(desc.w, "matmul_quantized", "w"));
   GPU_RETURN_IF_ERROR(require_whole_elements(desc.y, "matmul_quantized", "y"));

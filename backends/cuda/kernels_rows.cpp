@@ -1,7 +1,7 @@
 // kernels_rows.cpp — the per-token kernels' enqueue slots and limits: rms_norm, silu_mul, rope and
-// embedding (kernels in rows.cu). Each enqueue runs the shared check (which ends in gpu_limits,
-// kernels.cpp, calling the *_limits functions below), turns the views into device addresses and
-// element strides, and launches on the stream.
+// embedding (kernels in rows.cu). Each enqueue runs the shared check (which ends in
+// GpuBackend::limits, kernels.cpp, calling the *_limits functions below), turns the views into
+// device addresses and element strides, and launches on the stream.
 //
 // What the shared checks admit but these kernels cannot run is refused in the limits as
 // UNSUPPORTED with the reason: offsets or strides that are not whole elements, negative strides,
@@ -42,9 +42,11 @@ GpuHeadMatrix head_matrix(const hwinfer_tensor_view& view, int64_t n_heads) {
 
 }  // namespace
 
-// ---- limits (called from gpu_limits) ----------------------------------------------------------
+// ---- limits (GpuBackend::limits, through kit::limits_hook)
+// ----------------------------------------------------------
 
-hwinfer_error* rms_norm_limits(const hwinfer_rms_norm_desc& d) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& /*context*/,
+                                  const hwinfer_rms_norm_desc& d) {
   GPU_RETURN_IF_ERROR(require_whole_elements(d.x, "rms_norm", "x"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.weight, "rms_norm", "weight"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.out, "rms_norm", "out"));
@@ -52,13 +54,16 @@ hwinfer_error* rms_norm_limits(const hwinfer_rms_norm_desc& d) {
   return require_whole_elements(d.residual, "rms_norm", "residual");
 }
 
-hwinfer_error* silu_mul_limits(const hwinfer_silu_mul_desc& d) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& /*context*/,
+                                  const hwinfer_silu_mul_desc& d) {
   GPU_RETURN_IF_ERROR(require_whole_elements(d.gate, "silu_mul", "gate"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.up, "silu_mul", "up"));
   return require_whole_elements(d.out, "silu_mul", "out");
 }
 
-hwinfer_error* rope_limits(const hwinfer_rope_desc& d, bool require_buffers) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& context,
+                                  const hwinfer_rope_desc& d) {
+  const bool require_buffers = context.require_buffers;
   if (d.rotary_dim > kMaxRotaryDim) {
     return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
                               "%s rope: rotary_dim %" PRId64 " is above the %" PRId64
@@ -72,7 +77,8 @@ hwinfer_error* rope_limits(const hwinfer_rope_desc& d, bool require_buffers) {
   return require_whole_elements(d.positions, "rope", "positions");
 }
 
-hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
+hwinfer_error* GpuBackend::limits(const backend::CheckContext& /*context*/,
+                                  const hwinfer_embedding_desc& d) {
   // Block-quantized tables are read byte by byte: any offset and row stride (not negative).
   GPU_RETURN_IF_ERROR(require_whole_elements(d.table, "embedding", "table"));
   GPU_RETURN_IF_ERROR(require_whole_elements(d.ids, "embedding", "ids"));

@@ -18,7 +18,7 @@ constexpr uint64_t kWorkgroupSize = 256;  // HWINFER_WORKGROUP_SIZE of shaders/c
 
 inline uint64_t div_up(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
-// The shared checks' context for |device|, with vulkan_limits as the per-plugin hook.
+// The shared checks' context for |device|, with VulkanBackend::limits as the per-plugin hook.
 backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
 // Bytes from view.offset_bytes to one past the last addressed byte (non-negative strides;
@@ -45,24 +45,16 @@ hwinfer_error* require_whole_pool_elements(const char* kernel, const hwinfer_ten
                                            const hwinfer_tensor_view& v_scales);
 
 // kernels_attention_decode.cpp
-hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& desc);
 
 // kernels_attention_prefill.cpp
-hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& desc,
-                                        bool require_buffers);
 
 // kernels_gemm.cpp
-hwinfer_error* gemm_limits(const hwinfer_gemm_desc& desc);
 
 // kernels_kv.cpp
-hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& desc);
 
 // kernels_quant.cpp
-hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& desc);
 
 // kernels_token.cpp
-hwinfer_error* embedding_limits(const hwinfer_embedding_desc& desc);
-hwinfer_error* rope_limits(const hwinfer_rope_desc& desc);
 
 }  // namespace hwinfer::vulkan
 

@@ -8,7 +8,8 @@
 // Descriptors are validated by the checks every backend shares
 // (sdk/include/hwinfer/kit/kernel_checks.h), from kernel_query (views may lack buffers) and from
 // the enqueue slots (buffers required), so this backend rejects exactly what the CPU backend
-// rejects; vulkan_limits() adds what this backend cannot run yet (dtypes not done, negative
+// rejects; VulkanBackend::limits (one overload per kind, here and in each family's file) adds
+// what this backend cannot run yet (dtypes not done, negative
 // strides, unaligned offsets, unimplemented kinds) as UNSUPPORTED with the reason. Shaders follow
 // dispatch.h's convention. Must not read buffer contents on the host.
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "dispatch.h"
 #include "hwinfer/kit/dtype_info.h"
 #include "hwinfer/kit/kernel_checks.h"
+#include "hwinfer/kit/kernel_limits.h"
 #include "hwinfer/kit/view_checks.h"
 #include "hwinfer/kit/view_extent.h"
 #include "kernel_util.h"
@@ -52,52 +54,6 @@ hwinfer_error* require_runnable(const hwinfer_tensor_view& view, const char* ker
   return require_non_negative_strides(view, kernel, operand);
 }
 
-// The shared checks' per-plugin hook (check_context.h).
-hwinfer_error* vulkan_limits(const backend::CheckContext& context, uint32_t kind,
-                             const void* desc) {
-  switch (kind) {
-    case HWINFER_KERNEL_RMS_NORM: {
-      const auto& d = *static_cast<const hwinfer_rms_norm_desc*>(desc);
-      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.x, "rms_norm", "x", true));
-      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.weight, "rms_norm", "weight"));
-      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.out, "rms_norm", "out", true));
-      return require_runnable(d.residual, "rms_norm", "residual", true);
-    }
-    case HWINFER_KERNEL_SILU_MUL: {
-      const auto& d = *static_cast<const hwinfer_silu_mul_desc*>(desc);
-      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.gate, "silu_mul", "gate", true));
-      HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.up, "silu_mul", "up", true));
-      return require_runnable(d.out, "silu_mul", "out", true);
-    }
-    case HWINFER_KERNEL_GEMM:
-      return gemm_limits(*static_cast<const hwinfer_gemm_desc*>(desc));
-    case HWINFER_KERNEL_ROPE:
-      return rope_limits(*static_cast<const hwinfer_rope_desc*>(desc));
-    case HWINFER_KERNEL_EMBEDDING:
-      return embedding_limits(*static_cast<const hwinfer_embedding_desc*>(desc));
-    case HWINFER_KERNEL_MATMUL_QUANTIZED:
-      return matmul_quantized_limits(*static_cast<const hwinfer_matmul_quantized_desc*>(desc));
-    case HWINFER_KERNEL_KV_APPEND:
-      return kv_append_limits(*static_cast<const hwinfer_kv_append_desc*>(desc));
-    case HWINFER_KERNEL_ATTENTION_DECODE_PAGED:
-      return attention_decode_limits(
-          *static_cast<const hwinfer_attention_decode_paged_desc*>(desc));
-    case HWINFER_KERNEL_ATTENTION_PREFILL:
-      return attention_prefill_limits(*static_cast<const hwinfer_attention_prefill_desc*>(desc),
-                                      context.require_buffers);
-    case HWINFER_KERNEL_BANDWIDTH_PROBE:
-      return nullptr;
-    default: {  // every kind of ABI 1.0 is handled above; a newer kind is not known here
-      const char* name = hwinfer_kernel_kind_name(kind);
-      return hwinfer_make_error(HWINFER_STATUS_UNSUPPORTED,
-                                "kernel kind %" PRIu32
-                                " (%s) is not implemented in the Vulkan "
-                                "backend",
-                                kind, name != nullptr ? name : "unknown");
-    }
-  }
-}
-
 uint32_t element_row_stride(const hwinfer_tensor_view& view) { return element_stride(view, 0); }
 
 uint32_t is_f16(const hwinfer_tensor_view& view) {
@@ -119,6 +75,23 @@ struct RmsNormPush {
 };
 
 }  // namespace
+
+// What the shared checks admit but the row shaders do not run (F32 and F16 only, whole-element
+// offsets, non-negative strides).
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_rms_norm_desc& d) {
+  HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.x, "rms_norm", "x", true));
+  HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.weight, "rms_norm", "weight"));
+  HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.out, "rms_norm", "out", true));
+  return require_runnable(d.residual, "rms_norm", "residual", true);
+}
+
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_silu_mul_desc& d) {
+  HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.gate, "silu_mul", "gate", true));
+  HWINFER_KIT_RETURN_IF_ERROR(require_runnable(d.up, "silu_mul", "up", true));
+  return require_runnable(d.out, "silu_mul", "out", true);
+}
 
 hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_rms_norm_desc& desc) {
   const hwinfer_device* device = stream.device;
@@ -294,9 +267,10 @@ backend::CheckContext check_context(const hwinfer_device* device, bool require_b
   static const backend::BufferInfoFn kBuffers = {
       [](const hwinfer_buffer* buffer) -> uint64_t { return buffer->size_bytes; },
       [](const hwinfer_buffer* buffer) -> const hwinfer_device* { return buffer->device; },
-      // Device memory has no host address the checks may use (alignment is vulkan_limits').
+      // Device memory has no host address the checks may use (alignment is VulkanBackend::limits').
       [](const hwinfer_buffer*) -> uintptr_t { return 0; }};
-  backend::CheckContext context{kPluginName, &kBuffers, device, require_buffers, &vulkan_limits};
+  backend::CheckContext context{kPluginName, &kBuffers, device, require_buffers,
+                                &kit::limits_hook<VulkanBackend>};
   context.weight_dtypes = backend::kWeightDtypesAll;  // shaders/weight_blocks.glsl
   return context;
 }

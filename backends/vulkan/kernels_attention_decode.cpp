@@ -85,7 +85,8 @@ void scale_fields(const hwinfer_device* device, const hwinfer_tensor_view& cache
 
 }  // namespace
 
-hwinfer_error* attention_decode_limits(const hwinfer_attention_decode_paged_desc& d) {
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_attention_decode_paged_desc& d) {
   constexpr const char* kKernel = "attention_decode_paged";
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.q, kKernel, "q"));
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.out, kKernel, "out"));

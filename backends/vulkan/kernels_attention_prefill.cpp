@@ -95,8 +95,9 @@ hwinfer_error* unsupported_size(const char* what, int64_t value, int64_t limit) 
 
 }  // namespace
 
-hwinfer_error* attention_prefill_limits(const hwinfer_attention_prefill_desc& d,
-                                        bool require_buffers) {
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& context,
+                                     const hwinfer_attention_prefill_desc& d) {
+  const bool require_buffers = context.require_buffers;
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.q, kKernel, "q"));
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.k, kKernel, "k"));
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.v, kKernel, "v"));

@@ -119,7 +119,8 @@ hwinfer_error* record_gemv(Recording& recording, const hwinfer_device* device,
 
 }  // namespace
 
-hwinfer_error* gemm_limits(const hwinfer_gemm_desc& d) {
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_gemm_desc& d) {
   HWINFER_KIT_RETURN_IF_ERROR(require_gemm_operand(d.a, "a"));
   HWINFER_KIT_RETURN_IF_ERROR(require_gemm_operand(d.b, "b"));
   return require_gemm_operand(d.c, "c");

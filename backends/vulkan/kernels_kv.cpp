@@ -59,7 +59,8 @@ hwinfer_error* record_side(Recording& recording, const hwinfer_device* device,
 
 }  // namespace
 
-hwinfer_error* kv_append_limits(const hwinfer_kv_append_desc& d) {
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_kv_append_desc& d) {
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.k, "kv_append", "k"));
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.v, "kv_append", "v"));
   HWINFER_KIT_RETURN_IF_ERROR(require_whole_elements(d.slot_mapping, "kv_append", "slot_mapping"));

@@ -80,7 +80,8 @@ hwinfer_error* require_f32_words(const hwinfer_tensor_view& view, const char* op
 
 }  // namespace
 
-hwinfer_error* matmul_quantized_limits(const hwinfer_matmul_quantized_desc& d) {
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_matmul_quantized_desc& d) {
   HWINFER_KIT_RETURN_IF_ERROR(require_f32_words(d.x, "x"));
   HWINFER_KIT_RETURN_IF_ERROR(require_f32_words(d.y, "y"));
   if (d.w.strides_bytes[0] < 0) {

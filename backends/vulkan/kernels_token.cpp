@@ -2,7 +2,7 @@
 // and every GGUF block type, shaders/embedding.comp) and rope (NORMAL / NEOX, partial rotary, F32 /
 // F16 q and k, shaders/rope.comp). Descriptors are validated by the shared checks (kernels.cpp's
 // check_context); what this backend cannot run yet is reported by the *_limits functions
-// (vulkan_limits calls them) as UNSUPPORTED with the reason.
+// (VulkanBackend::limits overloads) as UNSUPPORTED with the reason.
 //
 // Embedding ids are data on the device: an id outside [0, vocab) is found by the shader, which
 // sets an error word (Recording::error_word) and leaves that token's out row untouched; the next
@@ -78,7 +78,8 @@ hwinfer_error* require_rope_operand(const hwinfer_tensor_view& view, const char*
 
 }  // namespace
 
-hwinfer_error* rope_limits(const hwinfer_rope_desc& d) {
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_rope_desc& d) {
   HWINFER_KIT_RETURN_IF_ERROR(require_rope_operand(d.q, "q"));
   if (d.k.buffer != nullptr || d.k.rank != 0)
     HWINFER_KIT_RETURN_IF_ERROR(require_rope_operand(d.k, "k"));
@@ -141,7 +142,8 @@ hwinfer_error* VulkanBackend::enqueue(hwinfer_stream& stream, const hwinfer_rope
   return recording.submit();
 }
 
-hwinfer_error* embedding_limits(const hwinfer_embedding_desc& d) {
+hwinfer_error* VulkanBackend::limits(const backend::CheckContext& /*context*/,
+                                     const hwinfer_embedding_desc& d) {
   const uint32_t dtype = d.table.dtype;
   if (dtype != HWINFER_DTYPE_F32 && dtype != HWINFER_DTYPE_F16 && dtype != HWINFER_DTYPE_BF16 &&
       !is_block(dtype)) {

@@ -216,7 +216,8 @@ void finish_host_copies(hwinfer_device* device, bool discard = false);
 hwinfer_error* wait_timeline(hwinfer_device* device, VkSemaphore semaphore, uint64_t value,
                              const char* what);
 
-// kernels.cpp: the shared checks' context for |device|, with vulkan_limits as the hook.
+// kernels.cpp: the shared checks' context for |device|, with VulkanBackend::limits as the hook
+// (kit::limits_hook).
 backend::CheckContext check_context(const hwinfer_device* device, bool require_buffers);
 
 // The Vulkan plugin for the plugin kit (hwinfer/kit/plugin_api.h says what each member is for):
@@ -261,6 +262,23 @@ struct VulkanBackend {
   static hwinfer_error* synchronize(hwinfer_event& event);
   static hwinfer_error* is_complete(hwinfer_event& event, bool* complete);
   static hwinfer_error* elapsed_ns(hwinfer_event& start, hwinfer_event& end, uint64_t* out);
+  // kernels*.cpp: what this backend cannot run of what the shared checks accept (kernel_limits.h)
+  static hwinfer_error* limits(const backend::CheckContext& context, const hwinfer_gemm_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_matmul_quantized_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_attention_prefill_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_attention_decode_paged_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_kv_append_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_rms_norm_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context, const hwinfer_rope_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_silu_mul_desc& d);
+  static hwinfer_error* limits(const backend::CheckContext& context,
+                               const hwinfer_embedding_desc& d);
   // kernels*.cpp: every kind but rope_kv_append
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_gemm_desc& desc);
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_matmul_quantized_desc& desc);
