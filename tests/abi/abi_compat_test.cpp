@@ -1,5 +1,5 @@
 // abi_compat_test.cpp — the host's side of ABI compatibility within one major:
-//   - plugins built against the frozen 1.0 and 1.1 headers load and work end to end;
+//   - plugins built against the frozen 1.0, 1.1 and 1.2 headers load and work end to end;
 //   - a plugin whose table ends before kernel_query (an older minor) has no kernels, and the host
 //     never reads the slots past its struct_size;
 //   - a NULL kernel slot is unsupported even when kernel_query claims otherwise, and is never
@@ -51,7 +51,7 @@ hwinfer_bandwidth_probe_desc ProbeDesc(uint32_t mode, hwinfer_buffer* src, hwinf
   return desc;
 }
 
-// ---- plugins built against the frozen 1.0 and 1.1 headers --------------------------------------
+// ---- plugins built against the frozen 1.0, 1.1 and 1.2 headers ---------------------------------
 
 struct FrozenPlugin {
   const char* file;
@@ -131,7 +131,9 @@ INSTANTIATE_TEST_SUITE_P(AbiCompat, FrozenPluginTest,
                          ::testing::Values(FrozenPlugin{"hwinfer-abi-frozen.so", "abi-frozen", 0,
                                                         "Frozen 1.0 device"},
                                            FrozenPlugin{"hwinfer-abi-frozen-1-1.so",
-                                                        "abi-frozen-1-1", 1, "Frozen 1.1 device"}),
+                                                        "abi-frozen-1-1", 1, "Frozen 1.1 device"},
+                                           FrozenPlugin{"hwinfer-abi-frozen-1-2.so",
+                                                        "abi-frozen-1-2", 2, "Frozen 1.2 device"}),
                          [](const ::testing::TestParamInfo<FrozenPlugin>& param_info) {
                            return "AbiOneDot" + std::to_string(param_info.param.abi_minor);
                          });
