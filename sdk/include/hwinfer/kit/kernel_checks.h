@@ -1,6 +1,6 @@
 // kernel_checks.h — the descriptor validation of every kernel kind of plugin.h, one check_kernel
-// overload per kind (per descriptor type: kernel_query routes through hwinfer/kernel_kinds.def, so
-// a kind listed there without an overload here does not compile), written once for every backend
+// overload per kind (per descriptor type, declared from hwinfer/kernel_kinds.def: a listed kind
+// without its check does not link), written once for every backend
 // (cpu, sim, and the device backends to come). A backend calls the same check from kernel_query
 // (CheckContext::require_buffers false: views may come without buffers, the core asks before it
 // allocates) and from its enqueue slot (require_buffers true), so "can you run this?" and
@@ -21,8 +21,8 @@
 // UNSUPPORTED with a reason when well-formed but not runnable (an unknown enum value, an unknown
 // dtype value, a view layout the kernels do not take, or what context.kernel_limits refuses; it
 // runs last, only for well-formed descriptors). Descriptor struct_size is checked first.
-// The shapes each kernel takes are in the comments of kernel_checks.cpp and paged_kv_checks.cpp
-// (which implements the three paged-KV checks), and in plugin.h.
+// The shapes each kernel takes are in the comments of its file, sdk/kit/kinds/<kind>.cpp, and in
+// plugin.h.
 //
 // Must not read buffer contents (an embedding id or a KV slot out of range is the kernel's error,
 // reported from the stream) and must not decide anything per backend except through
@@ -35,26 +35,15 @@
 
 namespace hwinfer::backend {
 
-// kernel_checks.cpp
 // NULL when |dtype| is a block-quantized dtype in context.weight_dtypes; else UNSUPPORTED (a block
 // dtype this plugin lacks, or an unknown one) or INVALID_ARGUMENT (a non-block dtype), named.
 hwinfer_error* check_weight_dtype(const CheckContext& context, const char* kernel,
                                   const char* operand, uint32_t dtype);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_gemm_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_matmul_quantized_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_bandwidth_probe_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rms_norm_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_silu_mul_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rope_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_embedding_desc& d);
-
-// paged_kv_checks.cpp
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_kv_append_desc& d);
-// The two halves as the rope and kv_append checks (ABI 1.1).
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_rope_kv_append_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context,
-                            const hwinfer_attention_decode_paged_desc& d);
-hwinfer_error* check_kernel(const CheckContext& context, const hwinfer_attention_prefill_desc& d);
+// One check per kind, each in its file sdk/kit/kinds/<kind>.cpp (rope_kv_append checks its two
+// halves as the rope and kv_append checks do).
+#define HWINFER_KERNEL_KIND(KIND, slot, descriptor, abi_minor) \
+  hwinfer_error* check_kernel(const CheckContext& context, const descriptor& d);
+#include "hwinfer/kernel_kinds.def"
 
 // True when an attention_prefill descriptor has a cached prefix: k_cache has a buffer, or, when
 // buffers are not required (kernel_query), k_cache describes a view (rank != 0).
