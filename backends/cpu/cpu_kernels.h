@@ -21,6 +21,7 @@
 //              [n_tokens, dim] F32 (innermost contiguous).
 //   rope_kv_append: rope then kv_append of the rotated k, as one work item of the stream, bit for
 //              bit the two kernels one after the other.
+//   argmax:    x: [n_rows, n_cols] F32 | F16 (innermost contiguous);  ids: [n_rows] I32.
 #ifndef HWINFER_BACKENDS_CPU_CPU_KERNELS_H_
 #define HWINFER_BACKENDS_CPU_CPU_KERNELS_H_
 
@@ -39,6 +40,7 @@ struct CpuKernels {
   // token_ops.cpp
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rope_desc& d);
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_embedding_desc& d);
+  static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_argmax_desc& d);
   // paged_kv_slots.cpp
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_kv_append_desc& d);
   static hwinfer_error* enqueue(hwinfer_stream& stream, const hwinfer_rope_kv_append_desc& d);

@@ -251,4 +251,69 @@ hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_embeddi
   return stream.worker.enqueue([p, pool]() -> hwinfer_error* { return embedding(p, *pool); });
 }
 
+// ---- argmax ------------------------------------------------------------------------------------
+//   x: [n_rows, n_cols] F32 | F16 (innermost contiguous);  ids: [n_rows] I32 (element stride)
+
+namespace {
+
+struct ArgmaxProblem {
+  int64_t n_rows = 0, n_cols = 0;
+  bool f16 = false;
+  const uint8_t* x = nullptr;
+  int64_t x_row_stride = 0;  // bytes
+  uint8_t* ids = nullptr;
+  int64_t id_stride = 0;  // bytes
+};
+
+// The smallest index of the largest non-NaN value of |n| values at |row| (0 when all are NaN).
+template <typename Load>
+int32_t row_argmax(int64_t n, Load load) {
+  int64_t best = -1;
+  float best_value = 0.0f;
+  for (int64_t c = 0; c < n; ++c) {
+    const float value = load(c);
+    if (std::isnan(value)) continue;
+    if (best < 0 || value > best_value) {
+      best = c;
+      best_value = value;
+    }
+  }
+  return static_cast<int32_t>(best < 0 ? 0 : best);
+}
+
+// One row per pool item (a row is a vocabulary: a sizeable chunk).
+void argmax(const ArgmaxProblem& p, ThreadPool& pool) {
+  pool.parallel_for(p.n_rows, [&p](int64_t r) {
+    const uint8_t* row = p.x + r * p.x_row_stride;
+    const int32_t id =
+        p.f16
+            ? row_argmax(p.n_cols,
+                         [row](int64_t c) { return reference::f16_to_f32(load_u16(row + 2 * c)); })
+            : row_argmax(p.n_cols, [row](int64_t c) {
+                float value;
+                std::memcpy(&value, row + 4 * c, sizeof(value));
+                return value;
+              });
+    std::memcpy(p.ids + r * p.id_stride, &id, sizeof(id));
+  });
+}
+
+}  // namespace
+
+hwinfer_error* CpuKernels::enqueue(hwinfer_stream& stream, const hwinfer_argmax_desc& d) {
+  ArgmaxProblem p;
+  p.n_rows = d.n_rows;
+  p.n_cols = d.n_cols;
+  p.f16 = d.x.dtype == HWINFER_DTYPE_F16;
+  p.x = view_data(d.x);
+  p.x_row_stride = d.x.strides_bytes[0];
+  p.ids = view_data(d.ids);
+  p.id_stride = d.ids.strides_bytes[0];
+  ThreadPool* pool = stream.pool;
+  return stream.worker.enqueue([p, pool]() -> hwinfer_error* {
+    argmax(p, *pool);
+    return nullptr;
+  });
+}
+
 }  // namespace hwinfer::cpu

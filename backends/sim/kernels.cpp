@@ -10,12 +10,15 @@
 // on the stream and returned by its next synchronize.
 #include <algorithm>
 #include <cinttypes>
+#include <cstring>
 #include <vector>
 
 #include "fingerprint.h"
 #include "hwinfer/kernel_cost.h"
 #include "hwinfer/kit/kernel_checks.h"
 #include "hwinfer/kit/kernel_slots.h"
+#include "reference/half.h"
+#include "reference/reference_ops.h"
 #include "sim_internal.h"
 
 namespace hwinfer::sim {
@@ -193,6 +196,30 @@ void write_outputs(hwinfer_stream* stream, const hwinfer_embedding_desc& d) {
       return;
     }
     write_row(d.out, t, mix(static_cast<uint32_t>(id), 0xe3b));
+  }
+}
+
+// The ids of the backed rows of x (the one-hot logit gemm wrote makes it the fingerprint's token);
+// rows of a virtual x, or into a virtual ids, are skipped.
+void write_outputs(hwinfer_stream*, const hwinfer_argmax_desc& d) {
+  if (d.x.buffer->data == nullptr || d.ids.buffer->data == nullptr) return;
+  std::vector<float> row(static_cast<size_t>(d.n_cols));
+  for (int64_t r = 0; r < d.n_rows; ++r) {
+    const uint8_t* x = d.x.buffer->data + d.x.offset_bytes + r * d.x.strides_bytes[0];
+    for (int64_t c = 0; c < d.n_cols; ++c) {
+      float& value = row[static_cast<size_t>(c)];
+      if (d.x.dtype == HWINFER_DTYPE_F16) {
+        uint16_t half = 0;
+        std::memcpy(&half, x + 2 * c, sizeof(half));
+        value = reference::f16_to_f32(half);
+      } else {
+        std::memcpy(&value, x + 4 * c, sizeof(value));
+      }
+    }
+    int32_t id = 0;
+    reference::argmax_reference(1, d.n_cols, row.data(), &id);
+    std::memcpy(d.ids.buffer->data + d.ids.offset_bytes + r * d.ids.strides_bytes[0], &id,
+                sizeof(id));
   }
 }
 

@@ -43,6 +43,18 @@ void rms_norm_reference(int64_t n_tokens, int64_t dim, float eps, const float* x
   }
 }
 
+void argmax_reference(int64_t n_rows, int64_t n_cols, const float* x, int32_t* ids) {
+  for (int64_t r = 0; r < n_rows; ++r) {
+    const float* row = x + r * n_cols;
+    int64_t best = -1;
+    for (int64_t c = 0; c < n_cols; ++c) {
+      if (std::isnan(row[c])) continue;
+      if (best < 0 || row[c] > row[best]) best = c;
+    }
+    ids[r] = static_cast<int32_t>(best < 0 ? 0 : best);
+  }
+}
+
 void silu_mul_reference(int64_t count, const float* gate, const float* up, float* out,
                         bool out_f16) {
   for (int64_t i = 0; i < count; ++i) {

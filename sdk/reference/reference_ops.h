@@ -1,6 +1,6 @@
 // reference_ops.h — scalar reference kernels for the per-token operations of a decoder layer
-// (RMSNorm with the optional fused residual add, SiLU-mul, RoPE, embedding lookup): the oracle the
-// conformance suite compares backends against.
+// (RMSNorm with the optional fused residual add, SiLU-mul, RoPE, embedding lookup, argmax): the
+// oracle the conformance suite compares backends against.
 //
 // Plain loops accumulating in double, on dense row-major host arrays of float values. They must
 // stay obviously correct (no threads, no SIMD, no blocking) and know nothing of the plugin ABI.
@@ -19,6 +19,10 @@ namespace hwinfer::reference {
 // out is rounded to f16 when out_f16.
 void rms_norm_reference(int64_t n_tokens, int64_t dim, float eps, const float* x, float* residual,
                         bool residual_f16, const float* weight, float* out, bool out_f16);
+
+// Argmax: ids[r] = the smallest index of the largest value of x[r, :], NaN never chosen (0 for a
+// row of NaN only).  x: [n_rows, n_cols] dense;  ids: [n_rows]
+void argmax_reference(int64_t n_rows, int64_t n_cols, const float* x, int32_t* ids);
 
 // SiLU-mul: out[i] = gate[i] / (1 + exp(-gate[i])) * up[i] over |count| values; out rounded to
 // f16 when out_f16.

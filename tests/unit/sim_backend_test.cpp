@@ -410,6 +410,29 @@ TEST(SimBackend, PseudoTokensAreDeterministicAndFollowTheInput) {
   EXPECT_EQ(rig.Argmax({0, 42})[1], first[0]);
 }
 
+// The argmax kernel (ABI 1.3) on the sim picks what the host's argmax of the logits picks: the
+// one-hot pseudo-token.
+TEST(SimBackend, TheArgmaxKernelPicksThePseudoToken) {
+  std::shared_ptr<Device> device = OpenSim();
+  ASSERT_NE(device, nullptr);
+  PseudoTokenRig rig(device);
+  const std::vector<int32_t> tokens = {3, 42, 999};
+  const std::vector<int64_t> on_host = rig.Argmax(tokens);
+  const auto n = static_cast<int64_t>(tokens.size());
+  hwinfer_argmax_desc argmax{};
+  argmax.struct_size = sizeof(argmax);
+  argmax.kind = HWINFER_KERNEL_ARGMAX;
+  argmax.n_rows = n;
+  argmax.n_cols = PseudoTokenRig::kVocab;
+  argmax.x = ContiguousView(rig.logits, 0, HWINFER_DTYPE_F32, {n, PseudoTokenRig::kVocab});
+  argmax.ids = ContiguousView(rig.ids, 0, HWINFER_DTYPE_I32, {n});
+  ASSERT_TRUE(rig.stream.Launch(AsKernelDesc(argmax)).ok());
+  std::vector<int32_t> on_device(tokens.size(), -1);
+  ASSERT_TRUE(rig.stream.CopyD2H(rig.ids, 0, on_device.data(), on_device.size() * 4).ok());
+  ASSERT_TRUE(rig.stream.Synchronize().ok());
+  for (size_t r = 0; r < tokens.size(); ++r) EXPECT_EQ(on_device[r], on_host[r]) << "row " << r;
+}
+
 TEST(SimBackend, EmbeddingIdOutOfRangeIsReportedAtSynchronize) {
   std::shared_ptr<Device> device = OpenSim();
   ASSERT_NE(device, nullptr);

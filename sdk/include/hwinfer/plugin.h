@@ -51,8 +51,9 @@ extern "C" {
  *   1.1: HWINFER_KERNEL_ROPE_KV_APPEND (kernel_table.rope_kv_append); stream capture into graphs
  *        (hwinfer_plugin_api.stream_begin_capture .. graph_destroy).
  *   1.2: weight dtypes Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K and IQ4_NL for matmul_quantized and
- *        embedding (no struct or table changes; a 1.1 plugin answers UNSUPPORTED for them). */
-#define HWINFER_ABI_MINOR 2u
+ *        embedding (no struct or table changes; a 1.1 plugin answers UNSUPPORTED for them).
+ *   1.3: HWINFER_KERNEL_ARGMAX (kernel_table.argmax): greedy token choice on the device. */
+#define HWINFER_ABI_MINOR 3u
 
 /* The one exported symbol. Declared with HWINFER_PLUGIN_EXPORT in the plugin. */
 #define HWINFER_PLUGIN_QUERY_SYMBOL "hwinfer_plugin_query"
@@ -426,6 +427,7 @@ typedef struct hwinfer_kernel_support {
 #define HWINFER_KERNEL_EMBEDDING 9u
 #define HWINFER_KERNEL_BANDWIDTH_PROBE 10u
 #define HWINFER_KERNEL_ROPE_KV_APPEND 11u /* ABI 1.1 */
+#define HWINFER_KERNEL_ARGMAX 12u         /* ABI 1.3 */
 
 /* The common prefix of every descriptor. */
 typedef struct hwinfer_kernel_desc {
@@ -659,6 +661,18 @@ typedef struct hwinfer_bandwidth_probe_desc {
   hwinfer_tensor_view sink;
 } hwinfer_bandwidth_probe_desc;
 
+/* Argmax over each row (ABI 1.3): ids[r] = the smallest index of the largest value of x[r, :];
+ * NaN values are never chosen (a row of NaN only gives 0). Greedy sampling on the device: the host
+ * copies n_rows ids back instead of n_rows x n_cols logits.
+ *   x: [n_rows, n_cols] F32 | F16 (innermost contiguous);  ids: [n_rows] I32, overlapping x not. */
+typedef struct hwinfer_argmax_desc {
+  uint32_t struct_size;
+  uint32_t kind; /* HWINFER_KERNEL_ARGMAX */
+  int64_t n_rows, n_cols;
+  hwinfer_tensor_view x;
+  hwinfer_tensor_view ids;
+} hwinfer_argmax_desc;
+
 /* ------------------------------------------------------------------------------------------------
  * The kernel table. Each slot is optional (NULL = not provided: the host reports the kernel
  * UNSUPPORTED and never calls it). Each enqueues one kernel on |stream| and returns at once; shape
@@ -685,6 +699,8 @@ typedef struct hwinfer_kernel_table {
                                     const hwinfer_bandwidth_probe_desc* desc);
   /* ABI 1.1 */
   hwinfer_error* (*rope_kv_append)(hwinfer_stream* stream, const hwinfer_rope_kv_append_desc* desc);
+  /* ABI 1.3 */
+  hwinfer_error* (*argmax)(hwinfer_stream* stream, const hwinfer_argmax_desc* desc);
 } hwinfer_kernel_table;
 
 /* ------------------------------------------------------------------------------------------------

@@ -107,7 +107,7 @@ TEST_F(KernelSlotsTest, TheTableHasASlotForEachEnqueueOverloadAndNoOther) {
   EXPECT_EQ(table_.rope_kv_append, nullptr);
   EXPECT_EQ(kernel_count<FakeBackend>(), 2);
   EXPECT_EQ(kernel_count<EmptyBackend>(), 0);
-  EXPECT_EQ(kKernelKindCount, 11);
+  EXPECT_EQ(kKernelKindCount, 12);  // ABI 1.3 added argmax
   const hwinfer_kernel_table empty = make_kernel_table<EmptyBackend>();
   EXPECT_EQ(empty.bandwidth_probe, nullptr);
   EXPECT_EQ(empty.gemm, nullptr);
