@@ -25,6 +25,7 @@
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/kit/check_context.h"
 #include "hwinfer/kit/handles.h"
+#include "hwinfer/kit/inline_events.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
 
@@ -69,20 +70,21 @@ struct hwinfer_stream : hwinfer::kit::StreamBase {
   }
 };
 
-// A point on a stream's virtual timeline. Work is synchronous, so a recorded event is complete.
-struct hwinfer_event : hwinfer::kit::EventBase {
-  bool recorded = false;
-  double time_ns = 0;
-};
+// A point on a stream's virtual timeline (kit::InlineEvents: work is synchronous, so a recorded
+// event is complete; its time is the stream's virtual cursor).
+struct hwinfer_event : hwinfer::kit::InlineEvent {};
 
 namespace hwinfer::sim {
 
 inline constexpr const char* kPluginName = "sim";
 
+// Advances |stream|'s cursor by |duration_ns| and the device clock to at least the new cursor.
+void advance_clock(hwinfer_stream* stream, double duration_ns);
+
 // The sim plugin for the plugin kit (sdk/include/hwinfer/kit/plugin_api.h says what each member is
 // for): the kit checks every argument, then these run on valid handles. Each is defined in the file
 // named.
-struct SimBackend {
+struct SimBackend : kit::InlineEvents<SimBackend> {
   static constexpr const char* kName = kPluginName;
   static constexpr const char* kVersion = HWINFER_SIM_PLUGIN_VERSION;
   static constexpr const char* kDeviceCountOption = "devices";
@@ -110,19 +112,17 @@ struct SimBackend {
                                  void* dst, uint64_t size_bytes);
   static hwinfer_error* copy_d2d(hwinfer_stream& stream, hwinfer_buffer& src, uint64_t src_offset,
                                  hwinfer_buffer& dst, uint64_t dst_offset, uint64_t size_bytes);
-  // event.cpp
-  static hwinfer_error* record(hwinfer_event& event, hwinfer_stream& stream);
-  static hwinfer_error* wait(hwinfer_stream& stream, hwinfer_event& event);
-  static hwinfer_error* synchronize(hwinfer_event& event);
-  static hwinfer_error* is_complete(hwinfer_event& event, bool* complete);
-  static hwinfer_error* elapsed_ns(hwinfer_event& start, hwinfer_event& end, uint64_t* out);
+  // events (kit::InlineEvents) on the virtual clock: an event's time is the stream's cursor; a
+  // stream that waits on a later event moves its cursor up to it
+  using kit::InlineEvents<SimBackend>::synchronize;
+  static double now_ns(const hwinfer_stream& stream) { return stream.now_ns; }
+  static void wait_until(hwinfer_stream& stream, double time_ns) {
+    if (time_ns > stream.now_ns) advance_clock(&stream, time_ns - stream.now_ns);
+  }
   // kernels.cpp: every kind of hwinfer/kernel_kinds.def (instantiated there)
   template <typename Desc>
   static hwinfer_error* enqueue(hwinfer_stream& stream, const Desc& desc);
 };
-
-// Advances |stream|'s cursor by |duration_ns| and the device clock to at least the new cursor.
-void advance_clock(hwinfer_stream* stream, double duration_ns);
 
 // The modelled duration of moving |bytes| at the spec bandwidth, plus the launch overhead.
 double transfer_ns(const hwinfer_plugin& plugin, double bytes);

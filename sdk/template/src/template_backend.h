@@ -23,6 +23,7 @@
 
 #include "hwinfer/kit/handles.h"
 #include "hwinfer/kit/host_memory.h"
+#include "hwinfer/kit/inline_events.h"
 #include "hwinfer/plugin.h"
 
 // plugin.h only declares the handle structs; their contents are ours. DRIVER: your context,
@@ -31,14 +32,12 @@ struct hwinfer_plugin : hwinfer::kit::PluginBase {};
 struct hwinfer_device : hwinfer::kit::DeviceBase {};
 struct hwinfer_buffer : hwinfer::kit::HostBuffer {};  // DRIVER: kit::BufferBase + a device pointer
 struct hwinfer_stream : hwinfer::kit::StreamBase {};
-struct hwinfer_event : hwinfer::kit::EventBase {
-  bool recorded = false;
-  uint64_t timestamp_ns = 0;  // steady_clock when recorded (the stream has already run it)
-};
+struct hwinfer_event : hwinfer::kit::InlineEvent {};  // DRIVER: kit::EventBase + a driver event
 
 namespace hwinfer_template {
 
-struct TemplateBackend : hwinfer::kit::HostMemory<TemplateBackend> {
+struct TemplateBackend : hwinfer::kit::HostMemory<TemplateBackend>,
+                         hwinfer::kit::InlineEvents<TemplateBackend> {
   static constexpr const char* kName = "template";
   static constexpr const char* kVersion = "0.1.0";
 
@@ -57,15 +56,13 @@ struct TemplateBackend : hwinfer::kit::HostMemory<TemplateBackend> {
     return hwinfer::kit::host_check_context(kName, device, require_buffers);
   }
 
-  // template_stream.cpp: copies (HostMemory calls submit_copy) and events
+  // template_stream.cpp: copies (HostMemory calls submit_copy); events are kit::InlineEvents
+  // stamped with now_ns. DRIVER: record, wait, synchronize, is_complete and elapsed_ns of your own.
   static hwinfer_error* synchronize(hwinfer_stream& stream);
+  using hwinfer::kit::InlineEvents<TemplateBackend>::synchronize;
   static hwinfer_error* submit_copy(hwinfer_stream& stream, uint8_t* dst, const uint8_t* src,
                                     size_t size);
-  static hwinfer_error* record(hwinfer_event& event, hwinfer_stream& stream);
-  static hwinfer_error* wait(hwinfer_stream& stream, hwinfer_event& event);
-  static hwinfer_error* synchronize(hwinfer_event& event);
-  static hwinfer_error* is_complete(hwinfer_event& event, bool* complete);
-  static hwinfer_error* elapsed_ns(hwinfer_event& start, hwinfer_event& end, uint64_t* out);
+  static double now_ns(const hwinfer_stream& stream);
 
   // template_kernels.cpp: one enqueue per kernel kind the backend runs; a kind without one is
   // reported unsupported and never called.
