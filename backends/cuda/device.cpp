@@ -102,6 +102,13 @@ hwinfer_error* use_device(const hwinfer_device* device, const char* what) {
   return nullptr;
 }
 
+bool use_device_quietly(const hwinfer_device* device, const char* what) {
+  hwinfer_error* error = use_device(device, what);
+  if (error == nullptr) return true;
+  error->destroy(error);
+  return false;
+}
+
 hwinfer_error* GpuBackend::device_info(const hwinfer_plugin& plugin, uint32_t ordinal,
                                        hwinfer_device_info& info) {
   info = plugin.devices[ordinal];

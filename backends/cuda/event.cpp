@@ -16,10 +16,7 @@ hwinfer_error* GpuBackend::init_event(hwinfer_device& device, hwinfer_event& eve
 }
 
 void GpuBackend::destroy_event(hwinfer_event& event) {
-  if (hwinfer_error* error = use_device(event.device, "event_destroy")) {
-    error->destroy(error);
-    return;
-  }
+  if (!use_device_quietly(event.device, "event_destroy")) return;
   (void)GPU(EventDestroy)(event.event);
 }
 

@@ -127,6 +127,9 @@ namespace hwinfer::gpu {
 // Makes |device| the calling thread's current device (every slot that touches it calls this)
 // and clears the thread's last runtime error, so the slot's launch checks see their own only.
 hwinfer_error* use_device(const hwinfer_device* device, const char* what);
+// use_device for the destroy paths, which cannot report: true when |device| is current; a failure
+// is dropped (nothing can be freed without the device; the handle still goes).
+bool use_device_quietly(const hwinfer_device* device, const char* what);
 
 // The stream's scratch area, at least |bytes| long, for kernels enqueued on |stream| (stream order
 // makes one area enough). Growing it waits for the stream's queued work first. While the stream

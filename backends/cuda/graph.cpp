@@ -165,8 +165,7 @@ hwinfer_error* GpuBackend::launch(hwinfer_graph& graph, hwinfer_stream& stream) 
 }
 
 void GpuBackend::destroy_graph(hwinfer_graph* graph) {
-  if (hwinfer_error* error = use_device(graph->device, "graph_destroy")) {
-    error->destroy(error);  // nothing can be freed without the device; the handle still goes
+  if (!use_device_quietly(graph->device, "graph_destroy")) {  // the handle still goes
     graph->exec = nullptr;
     graph->graph = nullptr;
     graph->scratch.clear();

@@ -40,10 +40,7 @@ hwinfer_error* GpuBackend::allocate(hwinfer_device& device, hwinfer_buffer& buff
 }
 
 void GpuBackend::release(hwinfer_buffer& buffer) {
-  if (hwinfer_error* error = use_device(buffer.device, "buffer_free")) {
-    error->destroy(error);  // nothing can be freed without the device; the handle still goes
-    return;
-  }
+  if (!use_device_quietly(buffer.device, "buffer_free")) return;
   if (buffer.host_ptr != nullptr) {
     (void)host_free(buffer.host_ptr);
   } else {

@@ -49,10 +49,7 @@ hwinfer_error* GpuBackend::init_stream(hwinfer_device& device, hwinfer_stream& s
 }
 
 void GpuBackend::destroy_stream(hwinfer_stream& stream) {
-  if (hwinfer_error* error = use_device(stream.device, "stream_destroy")) {
-    error->destroy(error);
-    return;
-  }
+  if (!use_device_quietly(stream.device, "stream_destroy")) return;
   if (stream.capture != nullptr) abandon_capture(&stream);
   (void)GPU(StreamSynchronize)(stream.stream);
   release_stream(&stream);

@@ -31,6 +31,23 @@ hwinfer_error* wait_recorded(hwinfer_event* event, const char* what) {
   return wait_timeline(event->device, event->timeline->semaphore, event->value, what);
 }
 
+// The timestamps of both events, in ticks masked to the valid bits.
+hwinfer_error* read_ticks(const hwinfer_event& start, const hwinfer_event& end, uint64_t ticks[2]) {
+  hwinfer_device* device = start.device;
+  for (int i = 0; i < 2; ++i) {
+    const hwinfer_event& event = i == 0 ? start : end;
+    const VkResult result = device->fn.vkGetQueryPoolResults(
+        device->device, event.query_pool, 0, 1, sizeof(uint64_t), &ticks[i], sizeof(uint64_t),
+        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (result != VK_SUCCESS) return vk_error(result, "event_elapsed_ns", "vkGetQueryPoolResults");
+  }
+  const uint32_t bits = device->physical->timestamp_valid_bits;
+  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+  ticks[0] &= mask;
+  ticks[1] &= mask;
+  return nullptr;
+}
+
 }  // namespace
 
 hwinfer_error* VulkanBackend::init_event(hwinfer_device& device, hwinfer_event& event) {
@@ -87,23 +104,6 @@ hwinfer_error* VulkanBackend::synchronize(hwinfer_event& event) {
 hwinfer_error* VulkanBackend::is_complete(hwinfer_event& event, bool* complete) {
   *complete = event.value == 0 || reached(&event);
   if (*complete) finish_host_copies(event.device);
-  return nullptr;
-}
-
-// The timestamps of both events, in ticks masked to the valid bits.
-hwinfer_error* read_ticks(const hwinfer_event& start, const hwinfer_event& end, uint64_t ticks[2]) {
-  hwinfer_device* device = start.device;
-  for (int i = 0; i < 2; ++i) {
-    const hwinfer_event& event = i == 0 ? start : end;
-    const VkResult result = device->fn.vkGetQueryPoolResults(
-        device->device, event.query_pool, 0, 1, sizeof(uint64_t), &ticks[i], sizeof(uint64_t),
-        VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-    if (result != VK_SUCCESS) return vk_error(result, "event_elapsed_ns", "vkGetQueryPoolResults");
-  }
-  const uint32_t bits = device->physical->timestamp_valid_bits;
-  const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-  ticks[0] &= mask;
-  ticks[1] &= mask;
   return nullptr;
 }
 

@@ -2,12 +2,9 @@
 // count_cost lives in its file, sdk/kit/kinds/<kind>.cpp), and the totals of a step.
 #include "hwinfer/kernel_cost.h"
 
-#include <algorithm>
-#include <cmath>
 #include <cstdint>
-#include <vector>
 
-#include "hwinfer/plugin_support.h"
+#include "hwinfer/plugin.h"
 
 namespace hwinfer {
 

@@ -197,11 +197,6 @@ inline double DtypeBytes(uint32_t dtype, double values) {
 
 inline double Positive(int64_t value) { return value > 0 ? static_cast<double>(value) : 0.0; }
 
-template <typename Desc>
-const Desc& As(const hwinfer_kernel_desc& desc) {
-  return reinterpret_cast<const Desc&>(desc);
-}
-
 // The int32 values of |view| through |read_ints|, when it has them and there are at least
 // |min_count|.
 inline bool ReadInts(const IntArrayReader& read_ints, const hwinfer_tensor_view& view,

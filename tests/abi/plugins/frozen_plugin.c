@@ -1,9 +1,9 @@
 /*
- * frozen_plugin.c — hwinfer-abi-frozen.so, -frozen-1-1.so and -frozen-1-2.so: a plugin compiled ONLY
- * against a frozen header (tests/abi/frozen/v1_<ABI_FROZEN_MINOR>/hwinfer/plugin.h), standing for
- * a vendor binary built years ago. Every later hwinfer of major 1 must load it, list its device,
- * allocate, copy and run its one kernel (bandwidth_probe). It must not be rebuilt against the live
- * header: the build gives it the frozen include folder and nothing else.
+ * frozen_plugin.c — hwinfer-abi-frozen.so, -frozen-1-1.so and -frozen-1-2.so: a plugin
+ * compiled ONLY against a frozen header (tests/abi/frozen/v1_<ABI_FROZEN_MINOR>/hwinfer/plugin.h),
+ * standing for a vendor binary built years ago. Every later hwinfer of major 1 must load it, list
+ * its device, allocate, copy and run its one kernel (bandwidth_probe). It must not be rebuilt
+ * against the live header: the build gives it the frozen include folder and nothing else.
  */
 #include <string.h>
 

@@ -13,22 +13,20 @@
 #include <type_traits>
 #include <utility>
 
+#include "hwinfer/kit/detect.h"
 #include "hwinfer/kit/handles.h"
 #include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin.h"
 
 namespace hwinfer::kit {
 
-template <typename B, typename = void>
-struct HasGraphs : std::false_type {};
-template <typename B>
-struct HasGraphs<B, std::void_t<decltype(B::begin_capture(std::declval<hwinfer_stream&>())),
-                                decltype(B::end_capture(std::declval<hwinfer_stream&>(),
-                                                        std::declval<hwinfer_graph**>())),
-                                decltype(B::launch(std::declval<hwinfer_graph&>(),
-                                                   std::declval<hwinfer_stream&>())),
-                                decltype(B::destroy_graph(std::declval<hwinfer_graph*>()))>>
-    : std::true_type {};
+// All four graph members (a backend with some only gets none of the slots).
+HWINFER_KIT_DETECT(HasGraphs,
+                   (B::begin_capture(std::declval<hwinfer_stream&>()),
+                    B::end_capture(std::declval<hwinfer_stream&>(),
+                                   std::declval<hwinfer_graph**>()),
+                    B::launch(std::declval<hwinfer_graph&>(), std::declval<hwinfer_stream&>()),
+                    B::destroy_graph(std::declval<hwinfer_graph*>())))
 
 namespace slots {
 

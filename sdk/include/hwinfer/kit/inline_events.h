@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "hwinfer/kit/detect.h"
 #include "hwinfer/kit/handles.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
@@ -25,12 +26,8 @@ struct InlineEvent : EventBase {
   double time_ns = 0;
 };
 
-template <typename Backend, typename = void>
-struct HasWaitUntil : std::false_type {};
-template <typename Backend>
-struct HasWaitUntil<Backend, std::void_t<decltype(Backend::wait_until(
-                                 std::declval<hwinfer_stream&>(), std::declval<double>()))>>
-    : std::true_type {};
+HWINFER_KIT_DETECT(HasWaitUntil,
+                   B::wait_until(std::declval<hwinfer_stream&>(), std::declval<double>()))
 
 template <typename Backend>
 struct InlineEvents {

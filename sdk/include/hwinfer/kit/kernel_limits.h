@@ -15,18 +15,14 @@
 #include <utility>
 
 #include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/detect.h"
 #include "hwinfer/plugin.h"
 
 namespace hwinfer::kit {
 
 // True when Backend::limits(const backend::CheckContext&, const Desc&) exists.
-template <typename Backend, typename Desc, typename = void>
-struct HasLimits : std::false_type {};
-template <typename Backend, typename Desc>
-struct HasLimits<Backend, Desc,
-                 std::void_t<decltype(Backend::limits(std::declval<const backend::CheckContext&>(),
-                                                      std::declval<const Desc&>()))>>
-    : std::true_type {};
+HWINFER_KIT_DETECT_KIND(HasLimits, B::limits(std::declval<const backend::CheckContext&>(),
+                                             std::declval<const Desc&>()))
 
 // The KernelLimitsFn of |Backend|: its limits overload for |kind|'s descriptor, or none.
 template <typename Backend>

@@ -25,6 +25,7 @@
 #include <utility>
 
 #include "hwinfer/kit/check_context.h"
+#include "hwinfer/kit/detect.h"
 #include "hwinfer/kit/handles.h"
 #include "hwinfer/kit/kernel_checks.h"
 #include "hwinfer/kit/plugin_errors.h"
@@ -53,13 +54,8 @@ inline constexpr int kKernelKindCount = 0
     ;
 
 // True when Backend::enqueue(hwinfer_stream&, const Desc&) exists.
-template <typename Backend, typename Desc, typename = void>
-struct HasEnqueue : std::false_type {};
-template <typename Backend, typename Desc>
-struct HasEnqueue<Backend, Desc,
-                  std::void_t<decltype(Backend::enqueue(std::declval<hwinfer_stream&>(),
-                                                        std::declval<const Desc&>()))>>
-    : std::true_type {};
+HWINFER_KIT_DETECT_KIND(HasEnqueue,
+                        B::enqueue(std::declval<hwinfer_stream&>(), std::declval<const Desc&>()))
 
 // The guarded, checked enqueue of kind |Desc| (kernel_slot adds after_enqueue).
 template <typename Backend, typename Desc>
@@ -85,13 +81,8 @@ hwinfer_error* kernel_slot_checked(StreamOf<Backend>* stream, const Desc* desc) 
 // True when Backend::after_enqueue(hwinfer_stream*, hwinfer_error*) exists: it sees the result
 // of every kernel slot and of copy_d2d (the work a capture records), checks included, and returns
 // it (a GPU backend spoils the stream's capture with a failure). The stream may be NULL.
-template <typename Backend, typename = void>
-struct HasAfterEnqueue : std::false_type {};
-template <typename Backend>
-struct HasAfterEnqueue<Backend,
-                       std::void_t<decltype(Backend::after_enqueue(
-                           std::declval<hwinfer_stream*>(), std::declval<hwinfer_error*>()))>>
-    : std::true_type {};
+HWINFER_KIT_DETECT(HasAfterEnqueue, B::after_enqueue(std::declval<hwinfer_stream*>(),
+                                                     std::declval<hwinfer_error*>()))
 
 // |error|, after Backend::after_enqueue when it has one.
 template <typename Backend>

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "hwinfer/kit/detect.h"
 #include "hwinfer/kit/handles.h"
 #include "hwinfer/kit/kernel_slots.h"
 #include "hwinfer/kit/plugin_errors.h"
@@ -27,12 +28,7 @@
 
 namespace hwinfer::kit {
 
-// Optional members of a backend struct B, found at compile time.
-#define HWINFER_KIT_DETECT(Trait, call)  \
-  template <typename B, typename = void> \
-  struct Trait : std::false_type {};     \
-  template <typename B>                  \
-  struct Trait<B, std::void_t<decltype(call)>> : std::true_type {};
+// Optional members of a backend struct B (detect.h).
 HWINFER_KIT_DETECT(HasImportHost,
                    B::import_host(std::declval<hwinfer_device&>(), std::declval<hwinfer_buffer&>(),
                                   std::declval<void*>()))
@@ -45,7 +41,6 @@ HWINFER_KIT_DETECT(HasInitEvent,
                    B::init_event(std::declval<hwinfer_device&>(), std::declval<hwinfer_event&>()))
 HWINFER_KIT_DETECT(HasDestroyEvent, B::destroy_event(std::declval<hwinfer_event&>()))
 HWINFER_KIT_DETECT(HasDeviceCountOption, B::kDeviceCountOption)
-#undef HWINFER_KIT_DETECT
 
 namespace slots {
 
