@@ -317,3 +317,35 @@ TEST(BenchConfigErrorTest, DatasetExcludesInputAndLengthsFile) {
 
 }  // namespace
 }  // namespace hwinfer
+
+namespace hwinfer {
+namespace {
+
+TEST(BenchConfigTest, DevicesAndRoutingReadIntoTheReplicaFields) {
+  const StatusOr<BenchConfig> config =
+      Parse("scheduler:\n  devices: [cpu:0, vulkan:0]\n  routing: round_robin\n");
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  EXPECT_EQ(config->devices, (std::vector<std::string>{"cpu:0", "vulkan:0"}));
+  EXPECT_EQ(config->routing, ReplicaRouting::kRoundRobin);
+  const StatusOr<BenchConfig> defaults = Parse("scheduler: {mode: static}\n");
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_TRUE(defaults->devices.empty());
+  EXPECT_EQ(defaults->routing, ReplicaRouting::kLeastTokens);
+}
+
+TEST(BenchConfigErrorTest, DeviceListsAreNonEmptyListsWithoutRepeats) {
+  ExpectInvalid("scheduler:\n  devices: [cpu:0, vulkan:0, cpu:0]\n",
+                "bench.yaml:2:30: 'devices' names 'cpu:0' twice; each device runs one replica");
+  ExpectInvalid("scheduler: {devices: []}\n",
+                "'devices' must be a non-empty list of devices, e.g. [cpu:0, vulkan:0]; got a "
+                "list");
+  ExpectInvalid("scheduler: {devices: cpu:0}\n",
+                "'devices' must be a non-empty list of devices, e.g. [cpu:0, vulkan:0]; got "
+                "'cpu:0'");
+  ExpectInvalid("scheduler: {devices: [cpu:0, {a: 1}]}\n", "got an item a map");
+  ExpectInvalid("scheduler: {routing: random}\n",
+                "'routing' must be one of: least_tokens, round_robin; got 'random'");
+}
+
+}  // namespace
+}  // namespace hwinfer

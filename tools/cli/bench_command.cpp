@@ -66,7 +66,14 @@ int ReportFailedRequests(const BenchResult& result) {
 }  // namespace
 
 int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
-  if (!options.endpoint.empty()) return RunBenchEndpoint(options);
+  if (!options.endpoint.empty()) {
+    if (!options.flags.devices.empty()) {
+      return ReportError(
+          InvalidArgument("--devices runs replicas in process; with --endpoint "
+                          "the server picks its devices"));
+    }
+    return RunBenchEndpoint(options);
+  }
   auto prepared = PrepareBench(global, options.flags);
   if (!prepared.ok()) return ReportError(prepared.status());
   PreparedBench& bench = **prepared;
@@ -76,12 +83,15 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
   if (!options.tokens_out.empty() || !bench.config.tokens_out.empty()) {
     bench.run_options.top_logits = kTopLogits;
   }
-  StatusOr<BenchResult> result = RunBench(bench.config, bench.device, bench.run_options);
+  StatusOr<BenchResult> result = RunBench(bench.config, bench.devices, bench.run_options);
   if (bench.run_options.on_progress) EndProgressLine(progress);
   if (!result.ok()) return ReportError(result.status());
 
   // The table names its MBU/MFU peaks and ends that section with any warning about them.
+  std::vector<std::pair<std::string, RunSummary>> devices;
+  for (const DeviceResult& d : result->devices) devices.emplace_back(d.device_id, d.summary);
   fmt::print("{}", SummaryTable(result->summary));
+  if (devices.size() > 1) fmt::print("{}", DevicesTable(devices));
   std::fflush(stdout);
   const std::string json_out = options.json_out.empty() ? bench.config.json_out : options.json_out;
   const std::string csv_prefix =
@@ -111,7 +121,9 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
     fmt::print("wrote {}\n", tokens_out);
   }
   if (!markdown_out.empty()) {
-    if (Status s = WriteTextFile(markdown_out, SummaryMarkdown(result->summary)); !s.ok()) {
+    const std::string markdown = SummaryMarkdown(result->summary) +
+                                 (devices.size() > 1 ? "\n" + DevicesMarkdown(devices) : "");
+    if (Status s = WriteTextFile(markdown_out, markdown); !s.ok()) {
       return ReportError(s);
     }
     fmt::print("wrote {}\n", markdown_out);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,7 +46,80 @@ Status ApplyWorkloadFlags(const BenchFlags& flags, WorkloadSpec& workload) {
   return Status::Ok();
 }
 
-namespace {}  // namespace
+namespace {
+
+// "a,b" -> {"a", "b"}; an empty item is an error naming the flag.
+StatusOr<std::vector<std::string>> SplitDeviceList(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (items.back().empty()) {
+      return InvalidArgument("--devices '" + text +
+                             "' has an empty item; expected devices separated by commas, e.g. "
+                             "cpu:0,vulkan:0");
+    }
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
+// Opens the run's devices (PrepareBench's order of precedence); |where| names the flag or key.
+Status OpenDeviceList(const std::vector<std::string>& selectors, const std::string& where,
+                      PreparedBench& prepared) {
+  std::vector<std::string> ids;
+  for (const std::string& selector : selectors) {
+    StatusOr<const RegisteredDevice*> found = prepared.registry.Find(selector);
+    if (!found.ok()) return found.status().WithContext(where);
+    const RegisteredDevice* target = *found;
+    const std::string id = target->id();
+    const auto seen = std::find(ids.begin(), ids.end(), id);
+    if (seen != ids.end()) {
+      return InvalidArgument(
+          fmt::format("{} names device {} twice (as '{}' and '{}'); each device runs one replica",
+                      where, id, selectors[static_cast<size_t>(seen - ids.begin())], selector));
+    }
+    ids.push_back(id);
+    HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, prepared.registry.Open(*target));
+    prepared.devices.push_back(std::move(device));
+  }
+  return Status::Ok();
+}
+
+Status OpenBenchDevices(const BenchFlags& flags, const BenchConfig& config,
+                        PreparedBench& prepared) {
+  const bool flag_picks_one = !flags.device.empty() || !flags.backend.empty();
+  if (!flags.devices.empty() && flag_picks_one) {
+    return InvalidArgument("give either --devices or --device/--backend, not both");
+  }
+  if (!flags.devices.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(const std::vector<std::string> selectors,
+                             SplitDeviceList(flags.devices));
+    HWINFER_RETURN_IF_ERROR(OpenDeviceList(selectors, "--devices", prepared));
+  } else if (!flag_picks_one && !config.devices.empty()) {
+    HWINFER_RETURN_IF_ERROR(
+        OpenDeviceList(config.devices, config.file + " scheduler.devices", prepared));
+  } else {
+    // Flags first (device, then backend), then the config (device, then backend).
+    const RegisteredDevice* target = nullptr;
+    if (flag_picks_one) {
+      HWINFER_ASSIGN_OR_RETURN(target,
+                               SelectDevice(prepared.registry, flags.device, flags.backend, ""));
+    } else {
+      HWINFER_ASSIGN_OR_RETURN(target,
+                               SelectDevice(prepared.registry, config.device, config.backend,
+                                            " (named by " + config.file + ")"));
+    }
+    HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, prepared.registry.Open(*target));
+    prepared.devices.push_back(std::move(device));
+  }
+  prepared.device = prepared.devices.front();
+  prepared.device_id = prepared.device->id();
+  return Status::Ok();
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags) {
@@ -89,18 +163,11 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   }
   HWINFER_ASSIGN_OR_RETURN(prepared->registry, BuildRegistry(global, std::move(runtime)));
 
-  // Flags first (device, then backend), then the config (device, then backend).
-  const RegisteredDevice* target = nullptr;
-  if (!flags.device.empty() || !flags.backend.empty()) {
-    HWINFER_ASSIGN_OR_RETURN(target,
-                             SelectDevice(prepared->registry, flags.device, flags.backend, ""));
-  } else {
-    HWINFER_ASSIGN_OR_RETURN(target, SelectDevice(prepared->registry, config.device, config.backend,
-                                                  " (named by " + config_file + ")"));
-  }
-  prepared->device_id = target->id();
-  HWINFER_ASSIGN_OR_RETURN(prepared->device, prepared->registry.Open(*target));
+  HWINFER_RETURN_IF_ERROR(OpenBenchDevices(flags, config, *prepared));
 
+  if (!flags.routing.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(config.routing, ParseReplicaRouting(flags.routing));
+  }
   if (!flags.mode.empty()) {
     HWINFER_ASSIGN_OR_RETURN(config.scheduler.mode, ParseBatchingMode(flags.mode));
   }
@@ -134,6 +201,11 @@ StatusOr<std::string> CheckBenchSections(const BenchConfig& config, const Regist
   if (!config.device.empty() || !config.backend.empty()) {
     HWINFER_RETURN_IF_ERROR(
         SelectDevice(registry, config.device, config.backend, " (named by " + config.file + ")")
+            .status());
+  }
+  for (const std::string& device : config.devices) {
+    HWINFER_RETURN_IF_ERROR(
+        SelectDevice(registry, device, "", " (named by " + config.file + " scheduler.devices)")
             .status());
   }
   return model;

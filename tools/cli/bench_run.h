@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_common.h"
 #include "hwinfer/bench_config.h"
@@ -20,6 +21,8 @@ struct BenchFlags {
   std::string config_file;     // --config; falls back to the global --config
   std::string backend;         // --backend: that backend's first device
   std::string device;          // --device: an exact device (cpu:0, a name or a UUID)
+  std::string devices;         // --devices A,B: one replica per device ("" = the config's)
+  std::string routing;         // --routing least_tokens|round_robin ("" = the config's)
   std::string hardware_file;   // --hardware: spec peaks; also the sim plugin's `hardware` option
   std::string mode;            // --mode continuous|dynamic|static ("" = the config's)
   std::string kv_reservation;  // --kv-reservation paged|max_length ("" = the config's)
@@ -40,16 +43,19 @@ Status ApplyWorkloadFlags(const BenchFlags& flags, WorkloadSpec& workload);
 // Everything a run needs, loaded from the config and the flags.
 struct PreparedBench {
   Registry registry;
-  std::shared_ptr<Device> device;
-  std::string device_id;  // "cpu:0"
-  BenchConfig config;     // with the flag overrides applied
+  std::shared_ptr<Device> device;  // the first of |devices|
+  std::string device_id;           // "cpu:0"
+  // One replica per device: --devices, else scheduler.devices, else the one device above.
+  std::vector<std::shared_ptr<Device>> devices;
+  BenchConfig config;  // with the flag overrides applied
   BenchRunOptions run_options;
 };
 
 // Loads the runtime section (with --hardware passed to every `sim` backend as its `hardware`
 // option), the bench sections and the hardware file; applies the overrides; reads a dataset file
-// once (run_options.dataset, for every run made from it); opens the device
-// chosen by --device, else --backend, else the config's device, else its backend, else the first.
+// once (run_options.dataset, for every run made from it); opens the devices of --devices, else
+// the device chosen by --device, else --backend, else the config's scheduler.devices, device or
+// backend, else the first. A device named twice (under any selector) is InvalidArgument.
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags);
 

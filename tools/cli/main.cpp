@@ -67,7 +67,8 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
                     "graph (where the device can capture)");
 }
 
-// --config, --backend, --device, --hardware, --mode, --kv-reservation, --num-requests,
+// --config, --backend, --device, --devices, --routing, --hardware, --mode, --kv-reservation,
+// --num-requests,
 // --max-sequences, --dataset, --output-len, --seed, --disable-shuffle, --no-progress and
 // --no-probe (bench, sweep).
 void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
@@ -77,6 +78,14 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
       ->check(CLI::ExistingFile);
   command->add_option("--backend", flags.backend, "Run on this backend's first device");
   command->add_option("--device", flags.device, "Run on this device (cpu:0, a name or a UUID)");
+  command->add_option("--devices", flags.devices,
+                      "One model replica per device, comma-separated (cpu:0,vulkan:0); each "
+                      "request runs on one (docs/multi-device.md)");
+  command
+      ->add_option("--routing", flags.routing,
+                   "Which replica a request goes to: least_tokens (fewest outstanding tokens) "
+                   "| round_robin")
+      ->check(CLI::IsMember({"least_tokens", "round_robin"}));
   command->add_option(
       "--hardware", flags.hardware_file,
       "Hardware spec YAML (configs/hardware/*.yaml): spec peaks for MBU/MFU; also "

@@ -46,6 +46,11 @@ StatusOr<std::unique_ptr<ServeSetup>> Prepare(const GlobalOptions& global,
     flags.device = options.run.device;
     flags.no_probe = true;
     HWINFER_ASSIGN_OR_RETURN(auto prepared, PrepareBench(global, flags));
+    if (prepared->devices.size() > 1) {
+      return InvalidArgument(options.config_file +
+                             ": scheduler.devices names several devices; serve runs on one for "
+                             "now (replicas run in hwinfer bench and sweep)");
+    }
     setup->registry = std::move(prepared->registry);
     setup->device = prepared->device;
     setup->model_path =

@@ -25,6 +25,12 @@
 namespace hwinfer::cli {
 namespace {
 
+std::vector<std::string> DeviceIds(const std::vector<std::shared_ptr<Device>>& devices) {
+  std::vector<std::string> ids;
+  for (const auto& device : devices) ids.push_back(device->id());
+  return ids;
+}
+
 double DecodeMbuPercent(const RunSummary& s) {
   return 100.0 * (s.decode.mbu_spec > 0 ? s.decode.mbu_spec : s.decode.mbu_measured);
 }
@@ -57,7 +63,7 @@ int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
     config.workload.num_requests = batch * options.requests_per_batch;
     BenchRunOptions run_options = bench.run_options;
     run_options.on_progress = MakeProgressLine(progress, fmt::format("batch {}", batch));
-    StatusOr<BenchResult> result = RunBench(config, bench.device, run_options);
+    StatusOr<BenchResult> result = RunBench(config, bench.devices, run_options);
     if (run_options.on_progress) EndProgressLine(progress);
     if (!result.ok()) {
       return ReportError(result.status().WithContext(fmt::format("sweep point batch {}", batch)));
@@ -78,6 +84,7 @@ int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
 
   nlohmann::json config_json = {{"file", bench.config.file},
                                 {"device", bench.device_id},
+                                {"devices", DeviceIds(bench.devices)},
                                 {"batches", options.batches},
                                 {"requests_per_batch", options.requests_per_batch}};
   // The run's description (env, model, workload, scheduler, hardware) from the first point.

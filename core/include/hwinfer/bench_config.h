@@ -40,6 +40,9 @@
 //     kv_block_size: 16
 //     kv_dtype: f16 | i8
 //     decode_graphs: true           # replay captured decode graphs where the device can
+//     devices: [cpu:0, vulkan:0]    # one model replica per device (docs/multi-device.md); each
+//                                   #   request goes to one: routing least_tokens | round_robin
+//     routing: least_tokens
 //     kv_cache_tokens: 0            # 0 = fit `memory_utilization` of the device memory after the
 //     memory_utilization: 0.9       #   weights and activations (capped by the workload, see
 //     bench_runner.h)
@@ -63,8 +66,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "hwinfer/metrics.h"
+#include "hwinfer/replica_routing.h"
 #include "hwinfer/scheduler.h"
 #include "hwinfer/status.h"
 #include "hwinfer/workload.h"
@@ -94,6 +99,10 @@ struct BenchConfig {
   std::string json_out, csv_prefix, markdown_out, tokens_out;
   bool save_texts = false;  // `generated_texts` in the result JSON
   std::string backend, device;
+  // scheduler.devices: one replica per device (each a selector as `device:` takes); empty = the
+  // one device that backend/device pick.
+  std::vector<std::string> devices;
+  ReplicaRouting routing = ReplicaRouting::kLeastTokens;
 };
 
 // Reads the benchmark sections of |path| (the runtime section is left to LoadRuntimeConfig).

@@ -60,8 +60,21 @@ struct TokenLogit {
   float logit = 0;
 };
 
-struct BenchResult {
+// One device's part of a run over several (replicas): the requests routed to it and its steps,
+// summarised against its own peaks.
+struct DeviceResult {
+  std::string device_id;  // "cpu:0"
   RunSummary summary;
+  int64_t requests = 0;  // requests that ended on it (finished or failed there)
+  std::string failure;   // why it left the run ("" = it did not fail)
+  nlohmann::json json;   // env, hardware, summary and scheduler, as the result document has them
+};
+
+struct BenchResult {
+  // The whole run; with several devices their pool (PoolDeviceSummaries).
+  RunSummary summary;
+  std::vector<DeviceResult> devices;  // one per device, in the order given
+  std::vector<int> request_devices;   // per request id: its index in |devices| (-1: none)
   std::vector<RequestRecord> requests;
   std::vector<StepRecord> steps;
   std::vector<std::vector<int32_t>> outputs;  // per request (by id): the tokens it produced
@@ -125,6 +138,16 @@ nlohmann::json WorkloadJson(const WorkloadSpec& workload);
 // model without tokenizer metadata names the model file and the missing key); a request that can
 // never fit is recorded as failed with the reason (the run goes on).
 StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
+                               const BenchRunOptions& options = {});
+// The same workload over one model replica per device (docs/multi-device.md): each request is
+// routed once, when it arrives, by config.routing; each device gets its own KV cache (sized for
+// it), executor, scheduler and peaks. Simulated devices run on one virtual clock, real ones on
+// one worker thread each; mixing the two is InvalidArgument naming both, as are no device, a null
+// one and one device given twice. A device whose step fails leaves the run: its never-scheduled
+// requests go to the others, its running ones fail with the reason (with one device the error
+// ends the run). The result JSON's flat keys are the pooled summary; `devices` holds each one's.
+StatusOr<BenchResult> RunBench(const BenchConfig& config,
+                               const std::vector<std::shared_ptr<Device>>& devices,
                                const BenchRunOptions& options = {});
 
 }  // namespace hwinfer

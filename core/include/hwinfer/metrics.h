@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwinfer/plugin.h"
@@ -136,6 +137,16 @@ struct SummaryInputs {
 // 0 when nothing completed.
 RunSummary SummarizeRun(const SummaryInputs& inputs);
 
+// Several devices that each ran part of one workload (replicas, docs/multi-device.md), as one:
+// requests and steps pooled by SummarizeRun over |all| (every device's records), then per phase
+//   MBU = sum_d bytes_d / sum_d (time_d x peak bandwidth_d), MFU alike with the FLOP/s peaks,
+// from |per_device| (each summarised against its own device's peaks): the share of the bandwidth
+// (compute) the devices were offered while they ran steps, the one-device definition for one
+// device; 0 when a device that ran the phase has that peak unknown. Phase time_s is the sum of the
+// devices' step times (device-seconds). KV capacity, peak and mean are the devices' sums; peaks
+// the devices' summed peaks (spec_source says so), for the tables' "against" lines.
+RunSummary PoolDeviceSummaries(const SummaryInputs& all, const std::vector<RunSummary>& per_device);
+
 // ---- utilisation reports (utilisation.cpp) ----
 // Every place that prints an MBU or MFU prints UtilisationWarnings of what it printed with it, so
 // no figure above 100% stands without a line naming the peak it exceeds and why it can.
@@ -202,5 +213,10 @@ std::string StepsCsv(const std::vector<StepRecord>& steps);
 // UtilisationWarnings of the run.
 std::string SummaryTable(const RunSummary& summary);
 std::string SummaryMarkdown(const RunSummary& summary);
+// One row per device of a run over several (name, its own summary): requests completed / all,
+// output tok/s, median TTFT and TPOT, decode MBU (measured, spec) and prefill MFU (measured)
+// against that device's peaks, then each device's UtilisationWarnings. Plain text and Markdown.
+std::string DevicesTable(const std::vector<std::pair<std::string, RunSummary>>& devices);
+std::string DevicesMarkdown(const std::vector<std::pair<std::string, RunSummary>>& devices);
 
 }  // namespace hwinfer

@@ -39,9 +39,9 @@ const std::vector<std::string_view> kWorkloadKeys = {
     "num_requests", "arrivals", "rate",    "burstiness", "max_concurrency", "input", "output",
     "file",         "dataset",  "shuffle", "seed"};
 const std::vector<std::string_view> kSchedulerKeys = {
-    "mode",         "kv_reservation", "max_batch_tokens", "max_sequences",   "batch_timeout_ms",
-    "ageing_s",     "kv_block_size",  "kv_dtype",         "kv_cache_tokens", "memory_utilization",
-    "decode_graphs"};
+    "mode",          "kv_reservation", "max_batch_tokens", "max_sequences",   "batch_timeout_ms",
+    "ageing_s",      "kv_block_size",  "kv_dtype",         "kv_cache_tokens", "memory_utilization",
+    "decode_graphs", "devices",        "routing"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
 const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens",
@@ -57,6 +57,8 @@ const std::vector<std::string_view> kModes = {"continuous", "dynamic", "static"}
 // Same names and order as KvReservation (hwinfer/scheduler.h).
 const std::vector<std::string_view> kKvReservations = {"paged", "max_length"};
 const std::vector<std::string_view> kKvDtypes = {"f16", "i8"};
+// Same names and order as ReplicaRouting (hwinfer/replica_routing.h).
+const std::vector<std::string_view> kRoutings = {"least_tokens", "round_robin"};
 
 constexpr double kSecondsPerMs = 1e-3;
 constexpr double kMaxBatchTimeoutMs = 86400e3;
@@ -390,6 +392,27 @@ Status ReadWorkload(const ParseContext& ctx, const MapEntry& section, WorkloadSp
   return Status::Ok();
 }
 
+// scheduler.devices: a non-empty list of device selectors, none twice.
+StatusOr<std::vector<std::string>> ReadDeviceList(const ParseContext& ctx, const MapEntry& entry) {
+  const std::string expected =
+      "'devices' must be a non-empty list of devices, e.g. [cpu:0, vulkan:0]; got ";
+  if (!entry.value.IsSequence() || entry.value.size() == 0) {
+    return ErrorAt(ValueLocation(ctx.file, entry), expected + Describe(entry.value));
+  }
+  std::vector<std::string> devices;
+  for (const YAML::Node& item : entry.value) {
+    if (!item.IsScalar() || item.Scalar().empty()) {
+      return ErrorAt(LocationOf(ctx.file, item), expected + "an item " + Describe(item));
+    }
+    if (std::find(devices.begin(), devices.end(), item.Scalar()) != devices.end()) {
+      return ErrorAt(LocationOf(ctx.file, item), "'devices' names " + Quote(item.Scalar()) +
+                                                     " twice; each device runs one replica");
+    }
+    devices.push_back(item.Scalar());
+  }
+  return devices;
+}
+
 Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConfig& config) {
   HWINFER_ASSIGN_OR_RETURN(
       const std::vector<MapEntry> entries,
@@ -437,6 +460,11 @@ Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConf
                                                  "tokens; 0 = fit memory_utilization"));
     } else if (entry.key == "decode_graphs") {
       HWINFER_ASSIGN_OR_RETURN(config.decode_graphs, config_internal::GetBool(ctx.file, entry));
+    } else if (entry.key == "devices") {
+      HWINFER_ASSIGN_OR_RETURN(config.devices, ReadDeviceList(ctx, entry));
+    } else if (entry.key == "routing") {
+      HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kRoutings));
+      config.routing = static_cast<ReplicaRouting>(index);
     } else if (entry.key == "memory_utilization") {
       const std::optional<double> value = entry.value.IsScalar()
                                               ? config_internal::ParseNumber(entry.value.Scalar())

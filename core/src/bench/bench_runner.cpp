@@ -19,9 +19,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench_replica.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_model.h"
 #include "hwinfer/log.h"
+#include "hwinfer/metrics.h"
 #include "hwinfer/plugin_loader.h"
 #include "hwinfer/probe.h"
 #include "hwinfer/sampler.h"
@@ -29,33 +31,15 @@
 #include "hwinfer/tensor_view.h"
 #include "hwinfer/tokenizer.h"
 #include "hwinfer/workload.h"
+#include "replica_drivers.h"
 
 namespace hwinfer {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-// An idle wait longer than this is announced (a low arrival rate is not a hang).
-constexpr double kLongIdleSeconds = 60.0;
-
 double SecondsSince(SteadyClock::time_point start) {
   return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
-
-// The |k| largest logits, best first (ties: the lower id first, as greedy sampling picks).
-std::vector<TokenLogit> TopLogits(const std::vector<float>& logits, int32_t k) {
-  std::vector<int32_t> ids(logits.size());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>(i);
-  const auto n = std::min<size_t>(static_cast<size_t>(k), ids.size());
-  std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(n), ids.end(),
-                    [&](int32_t a, int32_t b) {
-                      const float la = logits[static_cast<size_t>(a)];
-                      const float lb = logits[static_cast<size_t>(b)];
-                      return la > lb || (la == lb && a < b);
-                    });
-  std::vector<TokenLogit> top(n);
-  for (size_t i = 0; i < n; ++i) top[i] = {ids[i], logits[static_cast<size_t>(ids[i])]};
-  return top;
 }
 
 StatusOr<uint32_t> ParseKvDtype(const std::string& name) {
@@ -342,10 +326,182 @@ StatusOr<std::vector<WorkloadRequest>> DrawBenchWorkload(const BenchConfig& conf
   return requests;
 }
 
+namespace {
+
+using bench_internal::BenchReplica;
+using bench_internal::RunRecords;
+
+// No device, a null one, one given twice, or simulated and real devices together.
+Status CheckDevices(const std::vector<std::shared_ptr<Device>>& devices) {
+  if (devices.empty()) return InvalidArgument("RunBench: no device");
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i] == nullptr)
+      return InvalidArgument(fmt::format("RunBench: device {} is null", i));
+    for (size_t j = 0; j < i; ++j) {
+      if (devices[j] == devices[i] || devices[j]->id() == devices[i]->id()) {
+        return InvalidArgument(fmt::format(
+            "scheduler.devices names {} twice; each device runs one replica", devices[i]->id()));
+      }
+    }
+  }
+  const auto is_virtual = [](const std::shared_ptr<Device>& d) {
+    return d->info().device_type == HWINFER_DEVICE_TYPE_VIRTUAL;
+  };
+  for (const auto& device : devices) {
+    if (is_virtual(device) != is_virtual(devices.front())) {
+      const auto& simulated = is_virtual(device) ? device : devices.front();
+      const auto& real = is_virtual(device) ? devices.front() : device;
+      return InvalidArgument(fmt::format(
+          "scheduler.devices mixes the simulated device {} (virtual clock) with the real device "
+          "{} (wall clock); their times cannot be compared in one run: run them separately",
+          simulated->id(), real->id()));
+    }
+  }
+  return Status::Ok();
+}
+
+ExecutorOptions ExecutorOptionsOf(const BenchConfig& config) {
+  ExecutorOptions eo;
+  eo.max_batch_tokens = config.scheduler.max_batch_tokens;
+  eo.max_sequences = config.scheduler.max_sequences;
+  eo.kv_block_size = config.kv_block_size;
+  eo.decode_graphs = config.decode_graphs;
+  return eo;
+}
+
+// One device's replica: its KV cache sized for it, executor, scheduler and peaks.
+StatusOr<std::unique_ptr<BenchReplica>> CreateReplica(
+    int index, const std::shared_ptr<Device>& device,
+    const std::shared_ptr<const LlamaModel>& model, ExecutorOptions eo, const SchedulerOptions& so,
+    const BenchConfig& config, const std::vector<WorkloadRequest>& workload,
+    const BenchRunOptions& options) {
+  HWINFER_ASSIGN_OR_RETURN(
+      eo.kv_cache_tokens,
+      KvCacheTokens(config, eo, *model, *device, SequenceKvTokens(so, workload, eo.kv_block_size)));
+  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
+                           LlamaExecutor::Create(device, model, eo));
+  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
+                           Scheduler::Create(so, executor->mutable_kv()));
+  HWINFER_ASSIGN_OR_RETURN(
+      PeakRates peaks, ModelPeaks(device, *model, options.hardware, options.probe_peaks,
+                                  options.measured_bandwidth_bytes_per_s, options.measured_flops));
+  return std::make_unique<BenchReplica>(index, device, std::move(executor), std::move(scheduler),
+                                        std::move(peaks));
+}
+
+RunRecords EmptyRecords(const std::vector<WorkloadRequest>& workload, int32_t top_logits) {
+  RunRecords records;
+  records.requests.resize(workload.size());
+  records.outputs.resize(workload.size());
+  records.replica_of.assign(workload.size(), -1);
+  records.top_logits_k = top_logits;
+  if (top_logits > 0) records.top_logits.resize(workload.size());
+  // Records are indexed by request id (the file's order), the workload by arrival.
+  for (const WorkloadRequest& w : workload) {
+    RequestRecord& r = records.requests[static_cast<size_t>(w.id)];
+    r.id = w.id;
+    r.line = w.line;
+    r.arrival_s = w.arrival_s;
+    r.input_tokens = w.input_len;
+  }
+  return records;
+}
+
+nlohmann::json EnvJson(const Device& device) {
+  const DeviceInfo& info = device.info();
+  return {{"device", info.name},
+          {"device_id", device.id()},
+          {"backend", device.plugin().name()},
+          {"vendor", info.vendor},
+          {"driver", info.driver},
+          {"device_type", info.device_type_name()},
+          {"memory_total_bytes", info.memory_total_bytes},
+          {"virtual_clock", info.device_type == HWINFER_DEVICE_TYPE_VIRTUAL}};
+}
+
+nlohmann::json HardwareJson(const BenchReplica& replica, const BenchRunOptions& options) {
+  nlohmann::json hardware = PeakRatesJson(replica.peaks());
+  hardware["name"] = options.hardware ? options.hardware->name : replica.device().info().name;
+  return hardware;
+}
+
+// The executor-side scheduler keys of one replica.
+nlohmann::json ReplicaSchedulerJson(const BenchReplica& replica) {
+  const LlamaExecutor& executor = replica.executor();
+  return {{"kv_cache_tokens", executor.options().kv_cache_tokens},
+          {"decode_graphs_captured", executor.decode_graphs_captured()},
+          {"fused_rope_kv_append", executor.fuses_rope_kv_append()}};
+}
+
+// Each replica's requests and steps summarised against its own peaks.
+std::vector<DeviceResult> DeviceResults(const std::vector<std::unique_ptr<BenchReplica>>& replicas,
+                                        const RunRecords& records, const BenchConfig& config,
+                                        const BenchRunOptions& options) {
+  std::vector<DeviceResult> results;
+  for (const auto& replica : replicas) {
+    SummaryInputs inputs;
+    for (size_t id = 0; id < records.requests.size(); ++id) {
+      if (records.replica_of[id] == replica->index())
+        inputs.requests.push_back(records.requests[id]);
+    }
+    inputs.steps = replica->steps();
+    inputs.peaks = replica->peaks();
+    inputs.slo = config.slo;
+    inputs.kv_capacity_blocks = replica->executor().kv().num_blocks();
+    inputs.kv_block_size = replica->executor().kv().block_size();
+    DeviceResult result;
+    result.device_id = replica->device().id();
+    result.requests = static_cast<int64_t>(inputs.requests.size());
+    result.summary = SummarizeRun(inputs);
+    result.summary.batching_mode = BatchingModeName(config.scheduler.mode);
+    result.summary.kv_reservation = KvReservationName(config.scheduler.kv_reservation);
+    result.failure = replica->failure();
+    result.json = {{"env", EnvJson(replica->device())},
+                   {"hardware", HardwareJson(*replica, options)},
+                   {"summary", SummaryToJson(result.summary)},
+                   {"scheduler", ReplicaSchedulerJson(*replica)},
+                   {"requests", result.requests},
+                   {"failure", result.failure}};
+    results.push_back(std::move(result));
+  }
+  return results;
+}
+
+// The pooled summary: one device's own, or PoolDeviceSummaries of several.
+RunSummary RunSummaryOf(const BenchResult& result, const BenchConfig& config,
+                        const BenchReplica& first) {
+  SummaryInputs inputs;
+  inputs.requests = result.requests;
+  inputs.steps = result.steps;
+  inputs.peaks = first.peaks();
+  inputs.slo = config.slo;
+  inputs.kv_capacity_blocks = first.executor().kv().num_blocks();
+  inputs.kv_block_size = first.executor().kv().block_size();
+  RunSummary summary;
+  if (result.devices.size() == 1) {
+    summary = SummarizeRun(inputs);
+  } else {
+    std::vector<RunSummary> per_device;
+    for (const DeviceResult& d : result.devices) per_device.push_back(d.summary);
+    summary = PoolDeviceSummaries(inputs, per_device);
+  }
+  summary.batching_mode = BatchingModeName(config.scheduler.mode);
+  summary.kv_reservation = KvReservationName(config.scheduler.kv_reservation);
+  return summary;
+}
+
+}  // namespace
+
 StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
                                const BenchRunOptions& options) {
-  if (device == nullptr) return InvalidArgument("RunBench: no device");
-  // ---- model, executor, scheduler ----
+  return RunBench(config, std::vector<std::shared_ptr<Device>>{std::move(device)}, options);
+}
+
+StatusOr<BenchResult> RunBench(const BenchConfig& config,
+                               const std::vector<std::shared_ptr<Device>>& devices,
+                               const BenchRunOptions& options) {
+  HWINFER_RETURN_IF_ERROR(CheckDevices(devices));
+  // ---- model and workload ----
   const std::string path = options.model_path.empty() ? config.model.path : options.model_path;
   if (path.empty()) {
     return InvalidArgument(config.file +
@@ -354,15 +510,11 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   }
   HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<const LlamaModel> model, LlamaModel::Open(path));
   const ModelShape& shape = model->shape();
-  ExecutorOptions eo;
-  eo.max_batch_tokens = config.scheduler.max_batch_tokens;
-  eo.max_sequences = config.scheduler.max_sequences;
-  eo.kv_block_size = config.kv_block_size;
+  ExecutorOptions eo = ExecutorOptionsOf(config);
   HWINFER_ASSIGN_OR_RETURN(eo.kv_dtype, ParseKvDtype(config.kv_dtype));
-  eo.decode_graphs = config.decode_graphs;
   SchedulerOptions so = config.scheduler;
   so.max_model_len = shape.context_length;
-  // The requests first: the KV cache is sized by what they need.
+  // The requests first: the KV caches are sized by what they need.
   const bool from_dataset = config.workload.dataset.kind != DatasetSpec::Kind::kRandom;
   std::unique_ptr<Tokenizer> tokenizer;
   if (from_dataset || config.save_texts) {
@@ -375,180 +527,48 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
   HWINFER_ASSIGN_OR_RETURN(std::vector<WorkloadRequest> workload,
                            DrawBenchWorkload(config, options.dataset, tokenizer.get(),
                                              shape.vocab_size, so.max_model_len, &dataset_stats));
-  HWINFER_ASSIGN_OR_RETURN(
-      eo.kv_cache_tokens,
-      KvCacheTokens(config, eo, *model, *device, SequenceKvTokens(so, workload, eo.kv_block_size)));
-  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
-                           LlamaExecutor::Create(device, model, eo));
-  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
-                           Scheduler::Create(so, executor->mutable_kv()));
 
-  // ---- peaks ----
-  const DeviceInfo& info = device->info();
-  HWINFER_ASSIGN_OR_RETURN(
-      PeakRates peaks, ModelPeaks(device, *model, options.hardware, options.probe_peaks,
-                                  options.measured_bandwidth_bytes_per_s, options.measured_flops));
+  // ---- one replica per device ----
+  std::vector<std::unique_ptr<BenchReplica>> replicas;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    HWINFER_ASSIGN_OR_RETURN(
+        std::unique_ptr<BenchReplica> replica,
+        CreateReplica(static_cast<int>(i), devices[i], model, eo, so, config, workload, options));
+    replicas.push_back(std::move(replica));
+  }
 
   // ---- the run ----
-  const bool virtual_clock = info.device_type == HWINFER_DEVICE_TYPE_VIRTUAL;
-  const auto n = static_cast<int64_t>(workload.size());
-  BenchResult result;
-  result.requests.resize(workload.size());
-  result.outputs.resize(workload.size());
-  if (options.top_logits > 0) result.top_logits.resize(workload.size());
-  // Records are indexed by request id (the file's order), the workload by arrival.
-  for (size_t i = 0; i < workload.size(); ++i) {
-    RequestRecord& r = result.requests[static_cast<size_t>(workload[i].id)];
-    r.id = workload[i].id;
-    r.line = workload[i].line;
-    r.arrival_s = workload[i].arrival_s;
-    r.input_tokens = workload[i].input_len;
-  }
-  Sampler sampler(SamplingParams{});
-  const SteadyClock::time_point wall_start = SteadyClock::now();
-  double now = 0;  // the run clock
-  auto clock_now = [&] { return virtual_clock ? now : SecondsSince(wall_start); };
-  // Sleeps towards |t| in slices of at most a second (the caller plans again after each), and
-  // says so once when the run will sit idle for long.
-  double announced_wake = -1;
-  auto wait_until = [&](double t) {
-    if (virtual_clock) {
-      now = std::max(now, t);
-      return;
-    }
-    const double gap = t - SecondsSince(wall_start);
-    if (gap > kLongIdleSeconds && t != announced_wake) {
-      announced_wake = t;
-      Log(LogLevel::kWarning, "bench",
-          fmt::format("nothing to run for {:.0f} s, until the next arrival at t = {:.1f} s", gap,
-                      t));
-    }
-    if (gap > 0) std::this_thread::sleep_for(std::chrono::duration<double>(std::min(gap, 1.0)));
-  };
+  RunRecords records = EmptyRecords(workload, options.top_logits);
+  const bench_internal::DriverOptions driver{config.routing, config.workload.max_concurrency,
+                                             options.on_progress};
+  const bool virtual_clock = devices.front()->info().device_type == HWINFER_DEVICE_TYPE_VIRTUAL;
+  HWINFER_RETURN_IF_ERROR(
+      virtual_clock ? bench_internal::RunOnVirtualClock(replicas, workload, driver, records)
+                    : bench_internal::RunOnRealClock(replicas, workload, driver, records));
 
-  size_t next_arrival = 0;
-  std::deque<size_t> held;  // arrived, waiting for a concurrency slot
-  int64_t in_flight = 0, done = 0, output_tokens = 0;
-  const int64_t concurrency = config.workload.max_concurrency;
-  double overhead = 0;
-
-  auto admit = [&](size_t i) {
-    const WorkloadRequest& w = workload[i];
-    // A request too long to ever run came without prompt tokens (GenerateWorkload).
-    Status added =
-        w.prompt.empty()
-            ? CheckFitsModelLength(w.id, w.input_len, w.output_len, so.max_model_len)
-            : scheduler->Add(Request{w.id, w.prompt, w.output_len, w.priority, w.arrival_s});
-    if (!added.ok()) {
-      RequestRecord& r = result.requests[static_cast<size_t>(w.id)];
-      r.failed = true;
-      r.error = added.message();
-      ++done;
-      return;
-    }
-    ++in_flight;
-  };
-
-  while (done < n) {
-    const SteadyClock::time_point plan_start = SteadyClock::now();
-    const double t = clock_now();
-    while (next_arrival < workload.size() && workload[next_arrival].arrival_s <= t) {
-      held.push_back(next_arrival++);
-    }
-    while (!held.empty() && (concurrency <= 0 || in_flight < concurrency)) {
-      admit(held.front());
-      held.pop_front();
-    }
-    const bool more = next_arrival < workload.size() || !held.empty();
-    StepPlan plan = scheduler->Schedule(t, more);
-    overhead += SecondsSince(plan_start);
-    if (plan.empty()) {
-      if (done >= n) break;
-      double wake = scheduler->NextWakeTime();
-      if (next_arrival < workload.size()) wake = std::min(wake, workload[next_arrival].arrival_s);
-      if (!std::isfinite(wake)) {
-        if (scheduler->HasUnfinished() || !held.empty()) {
-          return Internal(fmt::format(
-              "bench: the scheduler planned nothing with {} waiting and {} running requests and "
-              "nothing left to arrive",
-              scheduler->num_waiting(), scheduler->num_running()));
-        }
-        continue;  // the last requests were rejected at admission
-      }
-      wait_until(wake);
-      continue;
-    }
-
-    const double step_start = clock_now();
-    HWINFER_ASSIGN_OR_RETURN(std::vector<std::vector<float>> logits, executor->Step(plan.chunks));
-    const StepStats& stats = executor->last_step();
-    const double step_end =
-        virtual_clock ? (now = step_start + stats.device_seconds) : SecondsSince(wall_start);
-    std::vector<int32_t> sampled(plan.chunks.size(), -1);
-    for (size_t c = 0; c < plan.chunks.size(); ++c) {
-      if (logits[c].empty()) continue;
-      HWINFER_ASSIGN_OR_RETURN(sampled[c], sampler.Sample(logits[c]));
-    }
-    std::map<RequestId, std::vector<TokenLogit>> step_top;  // of the chunks that sampled
-    if (options.top_logits > 0) {
-      for (size_t c = 0; c < plan.chunks.size(); ++c) {
-        if (!logits[c].empty())
-          step_top[plan.requests[c]] = TopLogits(logits[c], options.top_logits);
-      }
-    }
-
-    const SteadyClock::time_point record_start = SteadyClock::now();
-    for (const TokenEvent& event : scheduler->Complete(plan, sampled)) {
-      RequestRecord& r = result.requests[static_cast<size_t>(event.request)];
-      r.token_times_s.push_back(step_end);
-      result.outputs[static_cast<size_t>(event.request)].push_back(event.token);
-      if (options.top_logits > 0) {
-        result.top_logits[static_cast<size_t>(event.request)].push_back(step_top[event.request]);
-      }
-      r.output_tokens = static_cast<int64_t>(r.token_times_s.size());
-      ++output_tokens;
-      if (event.finished) {
-        r.first_scheduled_s = scheduler->FirstScheduled(event.request);
-        r.preemptions = scheduler->Preemptions(event.request);
-        ++done;
-        --in_flight;
-      }
-    }
-    result.steps.push_back(StepRecordOf(plan, *executor, step_start, step_end));
-    result.step_time_s += step_end - step_start;
-    overhead += SecondsSince(record_start);
-    if (options.on_progress) {
-      options.on_progress(
-          {done, n, scheduler->num_running(), scheduler->num_waiting(), step_end, output_tokens});
-    }
-  }
-
-  // ---- summary and the result document ----
+  // ---- summaries and the result document ----
   const SteadyClock::time_point summary_start = SteadyClock::now();
-  SummaryInputs inputs;
-  inputs.requests = result.requests;
-  inputs.steps = result.steps;
-  inputs.peaks = peaks;
-  inputs.slo = config.slo;
-  inputs.kv_capacity_blocks = executor->kv().num_blocks();
-  inputs.kv_block_size = executor->kv().block_size();
-  result.summary = SummarizeRun(inputs);
-  result.summary.batching_mode = BatchingModeName(so.mode);
-  result.summary.kv_reservation = KvReservationName(so.kv_reservation);
-  overhead += SecondsSince(summary_start);
-  result.host_overhead_s = overhead;
+  BenchResult result;
+  result.requests = std::move(records.requests);
+  result.outputs = std::move(records.outputs);
+  result.top_logits = std::move(records.top_logits);
+  result.request_devices = records.replica_of;
+  records.requests = result.requests;  // DeviceResults reads them by replica
+  for (const auto& replica : replicas) {
+    result.steps.insert(result.steps.end(), replica->steps().begin(), replica->steps().end());
+    result.step_time_s += replica->step_time_s();
+    result.host_overhead_s += replica->overhead_s();
+  }
+  std::stable_sort(result.steps.begin(), result.steps.end(),
+                   [](const StepRecord& a, const StepRecord& b) { return a.start_s < b.start_s; });
+  result.devices = DeviceResults(replicas, records, config, options);
+  const BenchReplica& first = *replicas.front();
+  result.summary = RunSummaryOf(result, config, first);
+  result.host_overhead_s += SecondsSince(summary_start);
 
   nlohmann::json json = SummaryToJson(result.summary);
-  json["env"] = {{"device", info.name},
-                 {"device_id", device->id()},
-                 {"backend", device->plugin().name()},
-                 {"vendor", info.vendor},
-                 {"driver", info.driver},
-                 {"device_type", info.device_type_name()},
-                 {"memory_total_bytes", info.memory_total_bytes},
-                 {"virtual_clock", virtual_clock}};
-  json["hardware"] = PeakRatesJson(peaks);
-  json["hardware"]["name"] = options.hardware ? options.hardware->name : info.name;
+  json["env"] = EnvJson(first.device());
+  json["hardware"] = HardwareJson(first, options);
   json["model"] = {{"file", path},
                    {"name", shape.name},
                    {"weight_type", DtypeName(ModelWeightType(*model))},
@@ -559,7 +579,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                    {"n_heads", shape.n_heads},
                    {"n_kv_heads", shape.n_kv_heads},
                    {"context_length", shape.context_length},
-                   {"kv_bytes_per_token", executor->kv_bytes_per_token()}};
+                   {"kv_bytes_per_token", first.executor().kv_bytes_per_token()}};
   json["workload"] = WorkloadJson(config.workload);
   if (from_dataset) json["workload"]["dataset_stats"] = DatasetStatsJson(dataset_stats);
   AddPerRequestArrays(result, config.save_texts ? tokenizer.get() : nullptr, json);
@@ -571,10 +591,12 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device
                        {"ageing_s", so.ageing_s},
                        {"kv_block_size", eo.kv_block_size},
                        {"kv_dtype", config.kv_dtype},
-                       {"kv_cache_tokens", eo.kv_cache_tokens},
                        {"decode_graphs", eo.decode_graphs},
-                       {"decode_graphs_captured", executor->decode_graphs_captured()},
-                       {"fused_rope_kv_append", executor->fuses_rope_kv_append()}};
+                       {"routing", ReplicaRoutingName(config.routing)}};
+  json["scheduler"].update(ReplicaSchedulerJson(first));
+  json["devices"] = nlohmann::json::array();
+  for (const DeviceResult& d : result.devices) json["devices"].push_back(d.json);
+  json["request_devices"] = result.request_devices;
   json["slo"] = {{"ttft_ms", config.slo.ttft_ms},
                  {"tpot_ms", config.slo.tpot_ms},
                  {"e2el_ms", config.slo.e2el_ms}};

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwinfer/metrics.h"
@@ -229,6 +230,70 @@ std::string SummaryMarkdown(const RunSummary& s) {
   md += "\n";
   for (const std::string& line : PeakLines(s.peaks)) md += line + "  \n";
   for (const std::string& line : UtilisationWarnings(s)) md += "\n> **Warning:** " + line + "\n";
+  return md;
+}
+
+namespace {
+
+struct DeviceRow {
+  std::string device, requests, output, ttft, tpot, decode_mbu_measured, decode_mbu_spec,
+      prefill_mfu_measured;
+};
+
+std::vector<DeviceRow> DeviceRows(const std::vector<std::pair<std::string, RunSummary>>& devices) {
+  std::vector<DeviceRow> rows;
+  for (const auto& [name, s] : devices) {
+    rows.push_back({name, fmt::format("{}/{}", s.completed, s.completed + s.failed),
+                    fmt::format("{:.1f}", s.output_throughput),
+                    fmt::format("{:.2f}", s.ttft_ms.median),
+                    fmt::format("{:.2f}", s.tpot_ms.median),
+                    UtilisationCell(s.decode.mbu_measured, s.decode.bytes),
+                    UtilisationCell(s.decode.mbu_spec, s.decode.bytes),
+                    UtilisationCell(s.prefill.mfu_measured, s.prefill.flops)});
+  }
+  return rows;
+}
+
+// Each device's utilisation warnings, prefixed with its name.
+std::vector<std::string> DeviceWarnings(
+    const std::vector<std::pair<std::string, RunSummary>>& devices) {
+  std::vector<std::string> lines;
+  for (const auto& [name, s] : devices) {
+    for (const std::string& line : UtilisationWarnings(s)) lines.push_back(name + ": " + line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::string DevicesTable(const std::vector<std::pair<std::string, RunSummary>>& devices) {
+  std::string t = Rule(" Per device ", '=');
+  const auto line = [](const DeviceRow& r) {
+    return fmt::format("{:<12}{:>9}{:>10}{:>10}{:>10}{:>11}{:>11}{:>12}\n", r.device, r.requests,
+                       r.output, r.ttft, r.tpot, r.decode_mbu_measured, r.decode_mbu_spec,
+                       r.prefill_mfu_measured);
+  };
+  t += line({"device", "ok/all", "out tok/s", "TTFT ms", "TPOT ms", "dec MBU m%", "dec MBU s%",
+             "pre MFU m%"});
+  for (const DeviceRow& r : DeviceRows(devices)) t += line(r);
+  t += "(medians; MBU/MFU against each device's own peaks, m = measured, s = spec)\n";
+  for (const std::string& w : DeviceWarnings(devices)) t += "warning: " + w + "\n";
+  t += std::string(kTableWidth, '=') + "\n";
+  return t;
+}
+
+std::string DevicesMarkdown(const std::vector<std::pair<std::string, RunSummary>>& devices) {
+  std::string md =
+      "| Device | Completed / all | Output tok/s | Median TTFT (ms) | Median TPOT (ms) | Decode "
+      "MBU "
+      "measured (%) | Decode MBU spec (%) | Prefill MFU measured (%) |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const DeviceRow& r : DeviceRows(devices)) {
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", r.device, r.requests, r.output,
+                      r.ttft, r.tpot, r.decode_mbu_measured, r.decode_mbu_spec,
+                      r.prefill_mfu_measured);
+  }
+  for (const std::string& w : DeviceWarnings(devices)) md += "\n> **Warning:** " + w + "\n";
   return md;
 }
 

@@ -164,4 +164,69 @@ RunSummary SummarizeRun(const SummaryInputs& inputs) {
   return s;
 }
 
+namespace {
+
+// One pooled utilisation: sum(work_d) / sum(time_d x peak_d), 0 when a device that spent time
+// has no peak.
+struct PooledRatio {
+  double work = 0, offered = 0;
+  bool unknown = false;
+  void Add(double device_work, double time_s, double peak) {
+    if (time_s <= 0) return;
+    if (peak <= 0) unknown = true;
+    work += device_work;
+    offered += time_s * peak;
+  }
+  double value() const { return unknown ? 0 : Ratio(work, offered); }
+};
+
+// Phase |phase| of |s|: 0 prefill, 1 decode, 2 mixed, 3 all.
+template <typename Summary>
+auto* PhaseOf(Summary& s, int phase) {
+  decltype(&s.prefill) phases[] = {&s.prefill, &s.decode, &s.mixed, &s.all};
+  return phases[phase];
+}
+
+}  // namespace
+
+RunSummary PoolDeviceSummaries(const SummaryInputs& all,
+                               const std::vector<RunSummary>& per_device) {
+  RunSummary pooled = SummarizeRun(all);
+  for (int phase = 0; phase < 4; ++phase) {
+    PooledRatio mbu_spec, mbu_measured, mfu_spec, mfu_measured;
+    for (const RunSummary& device : per_device) {
+      const PhaseMetrics& m = *PhaseOf(device, phase);
+      const PeakRates& p = device.peaks;
+      mbu_spec.Add(m.bytes, m.time_s, p.spec_bandwidth_bytes_per_s);
+      mbu_measured.Add(m.bytes, m.time_s, p.measured_bandwidth_bytes_per_s);
+      mfu_spec.Add(m.flops, m.time_s, p.spec_flops);
+      mfu_measured.Add(m.flops, m.time_s, p.measured_flops);
+    }
+    PhaseMetrics& out = *PhaseOf(pooled, phase);
+    out.mbu_spec = mbu_spec.value();
+    out.mbu_measured = mbu_measured.value();
+    out.mfu_spec = mfu_spec.value();
+    out.mfu_measured = mfu_measured.value();
+  }
+  pooled.peak_kv_blocks = pooled.peak_kv_tokens = pooled.kv_capacity_blocks = 0;
+  pooled.mean_kv_blocks = pooled.mean_kv_tokens = 0;
+  PeakRates peaks = per_device.empty() ? PeakRates{} : per_device.front().peaks;
+  peaks.spec_bandwidth_bytes_per_s = peaks.measured_bandwidth_bytes_per_s = 0;
+  peaks.spec_flops = peaks.measured_flops = 0;
+  for (const RunSummary& device : per_device) {
+    pooled.peak_kv_blocks += device.peak_kv_blocks;
+    pooled.peak_kv_tokens += device.peak_kv_tokens;
+    pooled.mean_kv_blocks += device.mean_kv_blocks;
+    pooled.mean_kv_tokens += device.mean_kv_tokens;
+    pooled.kv_capacity_blocks += device.kv_capacity_blocks;
+    peaks.spec_bandwidth_bytes_per_s += device.peaks.spec_bandwidth_bytes_per_s;
+    peaks.measured_bandwidth_bytes_per_s += device.peaks.measured_bandwidth_bytes_per_s;
+    peaks.spec_flops += device.peaks.spec_flops;
+    peaks.measured_flops += device.peaks.measured_flops;
+  }
+  peaks.spec_source = "the sum of " + std::to_string(per_device.size()) + " devices' peaks";
+  pooled.peaks = peaks;
+  return pooled;
+}
+
 }  // namespace hwinfer

@@ -1,0 +1,92 @@
+// bench_replica.h — one device's share of a benchmark run (internal to the bench runner): its
+// executor, scheduler (own KV cache) and greedy sampler, the requests routed to it and the steps
+// it ran. A one-device run is one replica; docs/multi-device.md describes several.
+//
+// Every request record is written by the one replica the request was routed to, so replicas on
+// different threads write disjoint records; a replica itself is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hwinfer/bench_runner.h"
+#include "hwinfer/device.h"
+#include "hwinfer/llama_executor.h"
+#include "hwinfer/metrics.h"
+#include "hwinfer/sampler.h"
+#include "hwinfer/scheduler.h"
+#include "hwinfer/workload.h"
+
+namespace hwinfer::bench_internal {
+
+// What the replicas of a run record, indexed by request id.
+struct RunRecords {
+  std::vector<RequestRecord> requests;
+  std::vector<std::vector<int32_t>> outputs;
+  // Per output token, the top_logits best candidates (empty unless asked for).
+  std::vector<std::vector<std::vector<TokenLogit>>> top_logits;
+  std::vector<int> replica_of;  // the replica a request was routed to (-1: none)
+  int32_t top_logits_k = 0;
+};
+
+// What one step did, for the driver's bookkeeping.
+struct StepOutcome {
+  bool ran = false;              // false: the plan was empty (nothing could run at that time)
+  double end_s = 0;              // when the step's tokens count as produced
+  int64_t finished = 0;          // requests that finished in it
+  int64_t tokens = 0;            // output tokens it produced
+  int64_t outstanding_drop = 0;  // by how much the replica's outstanding tokens fell
+};
+
+class BenchReplica {
+ public:
+  BenchReplica(int index, std::shared_ptr<Device> device, std::unique_ptr<LlamaExecutor> executor,
+               std::unique_ptr<Scheduler> scheduler, PeakRates peaks);
+
+  // Queues request |w| here. A request that can never run (too long for the model, more KV than
+  // this device's cache) is recorded as failed with the reason; returns false then.
+  bool Admit(const WorkloadRequest& w, RunRecords& records);
+
+  // Plans one step at |t| (|more_arrivals|: requests may still be routed here) and runs it. The
+  // step ends at |t| + its device time on a virtual clock, else at |real_clock|() after it.
+  // Records its tokens and step. Errors: the executor's and the sampler's.
+  StatusOr<StepOutcome> RunStep(double t, bool more_arrivals, bool virtual_clock,
+                                const std::function<double()>& real_clock, RunRecords& records);
+
+  // Ends every unfinished request routed here: the ones never scheduled are returned (they can
+  // run elsewhere), the others are recorded as failed with |reason|. Leaves outstanding at 0.
+  std::vector<int64_t> Abandon(const std::string& reason, RunRecords& records);
+
+  int index() const { return index_; }
+  Device& device() const { return *device_; }
+  const std::shared_ptr<Device>& device_ptr() const { return device_; }
+  const LlamaExecutor& executor() const { return *executor_; }
+  const Scheduler& scheduler() const { return *scheduler_; }
+  const PeakRates& peaks() const { return peaks_; }
+  const std::vector<StepRecord>& steps() const { return steps_; }
+  int64_t outstanding_tokens() const { return outstanding_; }
+  int64_t unfinished() const { return static_cast<int64_t>(unfinished_.size()); }
+  double step_time_s() const { return step_time_s_; }
+  double overhead_s() const { return overhead_s_; }
+  int64_t steps_run() const { return static_cast<int64_t>(steps_.size()); }
+  const std::string& failure() const { return failure_; }  // Abandon's reason ("" = none)
+
+ private:
+  int index_;
+  std::shared_ptr<Device> device_;
+  std::unique_ptr<LlamaExecutor> executor_;
+  std::unique_ptr<Scheduler> scheduler_;
+  PeakRates peaks_;
+  Sampler sampler_;
+  std::set<int64_t> unfinished_;  // request ids routed here and not yet finished
+  std::vector<StepRecord> steps_;
+  int64_t outstanding_ = 0;
+  double step_time_s_ = 0, overhead_s_ = 0;
+  std::string failure_;
+};
+
+}  // namespace hwinfer::bench_internal

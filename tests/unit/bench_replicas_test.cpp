@@ -1,0 +1,188 @@
+// bench_replicas_test.cpp — one benchmark over several devices (docs/multi-device.md): two
+// simulated devices on one virtual clock give every request the tokens a one-device run gives
+// it, route by the stated rules, finish a loaded workload sooner than one device, pool their
+// utilisation as sum(bytes) / sum(time x peak), and refuse a device given twice or simulated and
+// real devices together.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "hwinfer/bench_runner.h"
+#include "hwinfer/config.h"
+#include "hwinfer/registry.h"
+#include "hwinfer/workload.h"
+
+namespace hwinfer {
+namespace {
+
+// The devices |ids| of one registry whose sim plugin models two identical devices.
+std::vector<std::shared_ptr<Device>> OpenDevices(const std::vector<std::string>& ids) {
+  const std::string yaml = std::string("plugin_paths: [") + HWINFER_PLUGIN_BUILD_DIR +
+                           "]\nbackends:\n  - name: sim\n    options: {devices: 2}\n"
+                           "  - name: cpu\n";
+  auto config = ParseRuntimeConfig(yaml, "test.yaml");
+  EXPECT_TRUE(config.ok()) << config.status().ToString();
+  auto registry = std::make_shared<Registry>();
+  if (config.ok()) {
+    auto built = Registry::FromConfig(*config);
+    EXPECT_TRUE(built.ok()) << built.status().ToString();
+    if (built.ok()) *registry = std::move(*built);
+  }
+  std::vector<std::shared_ptr<Device>> devices;
+  for (const std::string& id : ids) {
+    auto found = registry->Find(id);
+    EXPECT_TRUE(found.ok()) << found.status().ToString();
+    if (!found.ok()) return {};
+    auto device = registry->Open(**found);
+    EXPECT_TRUE(device.ok()) << device.status().ToString();
+    if (device.ok()) devices.push_back(*device);
+  }
+  return devices;
+}
+
+// 16 requests at once on the tiny model: prompts 4..40 tokens, outputs 1..12.
+BenchConfig LoadedConfig() {
+  BenchConfig config;
+  config.file = "test";
+  config.model.path = std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/tiny-llama-f16.gguf";
+  config.workload.num_requests = 16;
+  config.workload.input = {LengthDistribution::Kind::kUniform, 0, 4, 40};
+  config.workload.output = {LengthDistribution::Kind::kUniform, 0, 1, 12};
+  config.workload.seed = 11;
+  config.scheduler.max_batch_tokens = 32;
+  config.scheduler.max_sequences = 2;
+  return config;
+}
+
+BenchRunOptions FixedPeaks() {
+  BenchRunOptions options;
+  options.measured_bandwidth_bytes_per_s = 1e10;
+  options.measured_flops = 1e11;
+  return options;
+}
+
+// The workload's request ids in arrival order, as RunBench draws them.
+std::vector<WorkloadRequest> Workload(const BenchConfig& config) {
+  auto workload = GenerateWorkload(config.workload, 512, 512);
+  EXPECT_TRUE(workload.ok()) << workload.status().ToString();
+  return workload.ok() ? *workload : std::vector<WorkloadRequest>{};
+}
+
+TEST(BenchReplicas, TwoSimulatedDevicesGiveEveryRequestItsOneDeviceTokens) {
+  const BenchConfig config = LoadedConfig();
+  auto one = RunBench(config, OpenDevices({"sim:0"}), FixedPeaks());
+  auto two = RunBench(config, OpenDevices({"sim:0", "sim:1"}), FixedPeaks());
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_TRUE(two.ok()) << two.status().ToString();
+  EXPECT_EQ(two->outputs, one->outputs);
+  EXPECT_EQ(two->summary.completed, 16);
+  ASSERT_EQ(two->devices.size(), 2u);
+  // Every request ran on one device, and each device's summary counts exactly its requests.
+  int64_t on[2] = {0, 0};
+  for (const int d : two->request_devices) {
+    ASSERT_TRUE(d == 0 || d == 1) << d;
+    ++on[d];
+  }
+  for (int d = 0; d < 2; ++d) {
+    EXPECT_GT(on[d], 0) << "device " << d << " got no request";
+    EXPECT_EQ(two->devices[static_cast<size_t>(d)].requests, on[d]);
+    EXPECT_EQ(two->devices[static_cast<size_t>(d)].summary.completed, on[d]);
+  }
+  EXPECT_EQ(
+      two->devices[0].summary.total_output_tokens + two->devices[1].summary.total_output_tokens,
+      two->summary.total_output_tokens);
+  EXPECT_EQ(two->devices[0].summary.steps + two->devices[1].summary.steps, two->summary.steps);
+  const nlohmann::json& j = two->json;
+  ASSERT_EQ(j["devices"].size(), 2u);
+  EXPECT_EQ(j["devices"][1]["env"]["device_id"], "sim:1");
+  EXPECT_EQ(j["scheduler"]["routing"], "least_tokens");
+  EXPECT_EQ(j["request_devices"].size(), 16u);
+}
+
+TEST(BenchReplicas, TwoDevicesFinishALoadedWorkloadSooner) {
+  const BenchConfig config = LoadedConfig();
+  auto one = RunBench(config, OpenDevices({"sim:0"}), FixedPeaks());
+  auto two = RunBench(config, OpenDevices({"sim:0", "sim:1"}), FixedPeaks());
+  ASSERT_TRUE(one.ok() && two.ok());
+  // Both devices work at once on the one virtual clock: the same work in less time.
+  EXPECT_GT(two->summary.output_throughput, 1.5 * one->summary.output_throughput)
+      << two->summary.duration_s << " s vs " << one->summary.duration_s << " s";
+  EXPECT_LT(two->summary.e2el_ms.mean, one->summary.e2el_ms.mean);
+}
+
+TEST(BenchReplicas, RunsOnTheVirtualClockAreDeterministic) {
+  const BenchConfig config = LoadedConfig();
+  auto a = RunBench(config, OpenDevices({"sim:0", "sim:1"}), FixedPeaks());
+  auto b = RunBench(config, OpenDevices({"sim:0", "sim:1"}), FixedPeaks());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a->request_devices, b->request_devices);
+  EXPECT_EQ(SummaryToJson(a->summary), SummaryToJson(b->summary));
+}
+
+TEST(BenchReplicas, RoundRobinTakesTheDevicesInTurn) {
+  BenchConfig config = LoadedConfig();
+  config.routing = ReplicaRouting::kRoundRobin;
+  auto result = RunBench(config, OpenDevices({"sim:0", "sim:1"}), FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  int expected = 0;
+  for (const WorkloadRequest& w : Workload(config)) {
+    EXPECT_EQ(result->request_devices[static_cast<size_t>(w.id)], expected) << "request " << w.id;
+    expected = 1 - expected;
+  }
+}
+
+TEST(BenchReplicas, LeastTokensSendsEachArrivalToTheLessLoadedDevice) {
+  // All 16 arrive at t = 0, before any step: each goes where the outstanding prompt + output
+  // tokens routed so far are fewer (ties to device 0).
+  const BenchConfig config = LoadedConfig();
+  auto result = RunBench(config, OpenDevices({"sim:0", "sim:1"}), FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  int64_t load[2] = {0, 0};
+  for (const WorkloadRequest& w : Workload(config)) {
+    const int to = load[1] < load[0] ? 1 : 0;
+    EXPECT_EQ(result->request_devices[static_cast<size_t>(w.id)], to) << "request " << w.id;
+    load[to] += w.input_len + w.output_len;
+  }
+}
+
+TEST(BenchReplicas, PooledUtilisationIsBytesOverTimeTimesPeak) {
+  const BenchConfig config = LoadedConfig();
+  BenchRunOptions options = FixedPeaks();
+  auto result = RunBench(config, OpenDevices({"sim:0", "sim:1"}), options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  double bytes = 0, offered = 0;
+  for (const DeviceResult& d : result->devices) {
+    bytes += d.summary.decode.bytes;
+    offered += d.summary.decode.time_s * options.measured_bandwidth_bytes_per_s;
+  }
+  ASSERT_GT(offered, 0);
+  EXPECT_NEAR(result->summary.decode.mbu_measured, bytes / offered, 1e-12);
+  EXPECT_DOUBLE_EQ(result->summary.peaks.measured_bandwidth_bytes_per_s,
+                   2 * options.measured_bandwidth_bytes_per_s);
+}
+
+TEST(BenchReplicas, ADeviceGivenTwiceIsRefused) {
+  auto devices = OpenDevices({"sim:0"});
+  ASSERT_EQ(devices.size(), 1u);
+  devices.push_back(devices.front());
+  auto result = RunBench(LoadedConfig(), devices, FixedPeaks());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(result.status().message().find("names sim:0 twice"), std::string::npos)
+      << result.status().ToString();
+}
+
+TEST(BenchReplicas, SimulatedAndRealDevicesTogetherAreRefused) {
+  auto result = RunBench(LoadedConfig(), OpenDevices({"sim:0", "cpu:0"}), FixedPeaks());
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(result.status().message().find("mixes the simulated device sim:0"), std::string::npos)
+      << result.status().ToString();
+  auto none = RunBench(LoadedConfig(), std::vector<std::shared_ptr<Device>>{}, FixedPeaks());
+  EXPECT_FALSE(none.ok());
+}
+
+}  // namespace
+}  // namespace hwinfer
