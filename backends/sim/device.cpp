@@ -2,11 +2,12 @@
 // close. Every ordinal is the same hardware; the UUID is derived from the hardware name and the
 // ordinal so it is stable across runs and distinct from any real device.
 //
-// Must not accept device options (there are none) and must not report a real clock.
+// One device option, fail_after_kernels (README.md); must not report a real clock.
 #include <cstring>
 #include <memory>
 #include <string>
 
+#include "hwinfer/kit/plugin_options.h"
 #include "sim_internal.h"
 
 namespace hwinfer::sim {
@@ -69,16 +70,28 @@ hwinfer_error* SimBackend::device_info(const hwinfer_plugin& plugin, uint32_t or
 
 hwinfer_error* SimBackend::open_device(hwinfer_plugin&, uint32_t, const hwinfer_option* options,
                                        size_t n_options, std::unique_ptr<hwinfer_device>* out) {
-  if (n_options > 0) {
-    const bool readable =
-        options[0].struct_size >= offsetof(hwinfer_option, value) + sizeof(options[0].value);
-    return hwinfer_make_error(
-        HWINFER_STATUS_INVALID_ARGUMENT,
-        "sim device_open: unknown option '%s'; the sim device takes no options (plugin "
-        "options: hardware, devices, backed_limit_mib)",
-        readable && options[0].key != nullptr ? options[0].key : "(null)");
+  constexpr uint64_t kMaxFailAfter = 1000000000000ull;
+  uint64_t fail_after = 0;
+  for (size_t i = 0; i < n_options; ++i) {
+    if (hwinfer_error* error = backend::check_option(kPluginName, "device_open", options[i], i)) {
+      return error;
+    }
+    if (std::strcmp(options[i].key, "fail_after_kernels") != 0) {
+      return hwinfer_make_error(
+          HWINFER_STATUS_INVALID_ARGUMENT,
+          "sim device_open: unknown option '%s'; the sim device takes fail_after_kernels (plugin "
+          "options: hardware, devices, backed_limit_mib)",
+          options[i].key);
+    }
+    if (!backend::parse_uint(options[i].value, 1, kMaxFailAfter, &fail_after)) {
+      return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                                "sim device_open: option 'fail_after_kernels' has invalid value "
+                                "'%s'; expected an integer in [1, %llu]",
+                                options[i].value, static_cast<unsigned long long>(kMaxFailAfter));
+    }
   }
   *out = std::make_unique<hwinfer_device>();
+  (*out)->fail_after_kernels = fail_after;
   return nullptr;
 }
 

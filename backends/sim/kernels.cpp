@@ -233,6 +233,14 @@ void write_outputs(hwinfer_stream*, const hwinfer_bandwidth_probe_desc&) {
 // on the virtual clock with the core's cost count and writes its pseudo-output.
 template <typename Desc>
 hwinfer_error* SimBackend::enqueue(hwinfer_stream& stream, const Desc& desc) {
+  hwinfer_device& device = *stream.device;
+  if (device.fail_after_kernels > 0 && ++device.kernels_enqueued > device.fail_after_kernels) {
+    return hwinfer_make_error(HWINFER_STATUS_UNAVAILABLE,
+                              "sim device %u: simulated device failure (device option "
+                              "fail_after_kernels: %llu kernels ran)",
+                              device.ordinal,
+                              static_cast<unsigned long long>(device.fail_after_kernels));
+  }
   const IntArrayReader reader = [](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
     return read_int_array(view, out);
   };

@@ -46,6 +46,10 @@ struct hwinfer_plugin : hwinfer::kit::PluginBase {
 struct hwinfer_device : hwinfer::kit::DeviceBase {
   std::mutex mutex;     // guards clock_ns
   double clock_ns = 0;  // device-wide virtual clock: max over its streams' cursors
+  // Device option fail_after_kernels: every kernel after this many fails as a lost device would
+  // (0 = never), for testing what a runtime does when a device fails mid-run.
+  uint64_t fail_after_kernels = 0;
+  std::atomic<uint64_t> kernels_enqueued{0};
 };
 
 // One allocation. |data| is zero-initialised host memory [size_bytes] for a backed buffer, NULL

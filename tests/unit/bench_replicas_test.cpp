@@ -1,8 +1,9 @@
 // bench_replicas_test.cpp — one benchmark over several devices (docs/multi-device.md): two
 // simulated devices on one virtual clock give every request the tokens a one-device run gives
 // it, route by the stated rules, finish a loaded workload sooner than one device, pool their
-// utilisation as sum(bytes) / sum(time x peak), and refuse a device given twice or simulated and
-// real devices together.
+// utilisation as sum(bytes) / sum(time x peak), refuse a device given twice or simulated and
+// real devices together, and lose no request when a device fails mid-run (the sim's
+// fail_after_kernels device option).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,11 +18,19 @@
 namespace hwinfer {
 namespace {
 
-// The devices |ids| of one registry whose sim plugin models two identical devices.
-std::vector<std::shared_ptr<Device>> OpenDevices(const std::vector<std::string>& ids) {
-  const std::string yaml = std::string("plugin_paths: [") + HWINFER_PLUGIN_BUILD_DIR +
-                           "]\nbackends:\n  - name: sim\n    options: {devices: 2}\n"
-                           "  - name: cpu\n";
+// The devices |ids| of one registry whose sim plugin models two identical devices; sim:I fails
+// after |fail_after|[I] kernels (0: never; the sim's device option fail_after_kernels).
+std::vector<std::shared_ptr<Device>> OpenDevices(const std::vector<std::string>& ids,
+                                                 const std::vector<int> fail_after = {0, 0}) {
+  std::string yaml = std::string("plugin_paths: [") + HWINFER_PLUGIN_BUILD_DIR +
+                     "]\nbackends:\n  - name: sim\n    options: {devices: 2}\n    devices:\n";
+  for (size_t i = 0; i < fail_after.size(); ++i) {
+    yaml += "      - select: " + std::to_string(i) + "\n";
+    if (fail_after[i] > 0) {
+      yaml += "        options: {fail_after_kernels: " + std::to_string(fail_after[i]) + "}\n";
+    }
+  }
+  yaml += "  - name: cpu\n";
   auto config = ParseRuntimeConfig(yaml, "test.yaml");
   EXPECT_TRUE(config.ok()) << config.status().ToString();
   auto registry = std::make_shared<Registry>();
@@ -182,6 +191,60 @@ TEST(BenchReplicas, SimulatedAndRealDevicesTogetherAreRefused) {
       << result.status().ToString();
   auto none = RunBench(LoadedConfig(), std::vector<std::shared_ptr<Device>>{}, FixedPeaks());
   EXPECT_FALSE(none.ok());
+}
+
+// sim:1 fails after this many kernels: a few steps into the run, while it has requests running
+// and requests waiting.
+constexpr int kFailAfterKernels = 150;
+
+TEST(BenchReplicas, AFailedDeviceLeavesTheRunAndNoRequestIsLost) {
+  const BenchConfig config = LoadedConfig();
+  auto one = RunBench(config, OpenDevices({"sim:0"}), FixedPeaks());
+  auto result =
+      RunBench(config, OpenDevices({"sim:0", "sim:1"}, {0, kFailAfterKernels}), FixedPeaks());
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->summary.completed + result->summary.failed, 16);
+  // Only the requests sim:1 was running fail (at most max_sequences of them); the ones it had
+  // never scheduled ran on sim:0.
+  EXPECT_GT(result->summary.failed, 0);
+  EXPECT_LE(result->summary.failed, config.scheduler.max_sequences);
+  for (size_t id = 0; id < result->requests.size(); ++id) {
+    const RequestRecord& r = result->requests[id];
+    if (r.failed) {
+      EXPECT_EQ(result->request_devices[id], 1) << "request " << id;
+      EXPECT_NE(r.error.find("device sim:1 failed at step"), std::string::npos) << r.error;
+      EXPECT_NE(r.error.find("simulated device failure"), std::string::npos) << r.error;
+    } else {
+      EXPECT_EQ(result->outputs[id], one->outputs[id]) << "request " << id;
+    }
+  }
+  EXPECT_NE(result->devices[1].failure.find("simulated device failure"), std::string::npos);
+  EXPECT_TRUE(result->devices[0].failure.empty());
+  EXPECT_GT(result->devices[0].requests, result->devices[1].requests);
+  EXPECT_EQ(result->json["devices"][1]["failure"], result->devices[1].failure);
+}
+
+TEST(BenchReplicas, EveryDeviceFailingEndsEveryRequestWithAReason) {
+  auto result = RunBench(LoadedConfig(),
+                         OpenDevices({"sim:0", "sim:1"}, {kFailAfterKernels, kFailAfterKernels}),
+                         FixedPeaks());
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->summary.completed + result->summary.failed, 16);
+  int64_t left_without_device = 0;
+  for (const RequestRecord& r : result->requests) {
+    if (!r.failed) continue;
+    EXPECT_NE(r.error.find("simulated device failure"), std::string::npos) << r.error;
+    if (r.error.find("no device left to run it") != std::string::npos) ++left_without_device;
+  }
+  EXPECT_GT(left_without_device, 0);
+}
+
+TEST(BenchReplicas, TheOnlyDeviceFailingEndsTheRunWithItsError) {
+  auto result = RunBench(LoadedConfig(), OpenDevices({"sim:0"}, {kFailAfterKernels}), FixedPeaks());
+  ASSERT_FALSE(result.ok());
+  EXPECT_NE(result.status().message().find("simulated device failure"), std::string::npos)
+      << result.status().ToString();
 }
 
 }  // namespace

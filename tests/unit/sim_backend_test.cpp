@@ -433,12 +433,8 @@ TEST(SimBackend, TheArgmaxKernelPicksThePseudoToken) {
   for (size_t r = 0; r < tokens.size(); ++r) EXPECT_EQ(on_device[r], on_host[r]) << "row " << r;
 }
 
-TEST(SimBackend, EmbeddingIdOutOfRangeIsReportedAtSynchronize) {
-  std::shared_ptr<Device> device = OpenSim();
-  ASSERT_NE(device, nullptr);
-  PseudoTokenRig rig(device);
-  const int32_t bad = 5000;
-  ASSERT_TRUE(rig.stream.CopyH2D(&bad, rig.ids, 0, 4).ok());
+// The embedding of the one id in rig.ids into rig.hidden.
+hwinfer_embedding_desc OneTokenEmbedding(const PseudoTokenRig& rig) {
   hwinfer_embedding_desc embed{};
   embed.struct_size = sizeof(embed);
   embed.kind = HWINFER_KERNEL_EMBEDDING;
@@ -448,6 +444,16 @@ TEST(SimBackend, EmbeddingIdOutOfRangeIsReportedAtSynchronize) {
   embed.table = ContiguousView(rig.table, 0, HWINFER_DTYPE_F32, {embed.vocab, embed.dim});
   embed.ids = ContiguousView(rig.ids, 0, HWINFER_DTYPE_I32, {1});
   embed.out = ContiguousView(rig.hidden, 0, HWINFER_DTYPE_F32, {1, embed.dim});
+  return embed;
+}
+
+TEST(SimBackend, EmbeddingIdOutOfRangeIsReportedAtSynchronize) {
+  std::shared_ptr<Device> device = OpenSim();
+  ASSERT_NE(device, nullptr);
+  PseudoTokenRig rig(device);
+  const int32_t bad = 5000;
+  ASSERT_TRUE(rig.stream.CopyH2D(&bad, rig.ids, 0, 4).ok());
+  const hwinfer_embedding_desc embed = OneTokenEmbedding(rig);
   ASSERT_TRUE(rig.stream.Launch(AsKernelDesc(embed)).ok());
   Status synced = rig.stream.Synchronize();
   EXPECT_EQ(synced.code(), StatusCode::kInvalidArgument);
@@ -479,6 +485,41 @@ TEST(SimBackend, LlamaExecutorGeneratesTheSamePseudoTokensTwice) {
       EXPECT_LT(token, (*model)->shape().vocab_size);
     }
   }
+}
+
+}  // namespace
+}  // namespace hwinfer
+
+namespace hwinfer {
+namespace {
+
+// The device option fail_after_kernels: the first N kernels run, every later one fails as a lost
+// device would (UNAVAILABLE naming the option); a bad value or another option is refused at open.
+TEST(SimBackend, FailAfterKernelsFailsEveryLaterKernel) {
+  std::shared_ptr<Plugin> plugin = LoadSim();
+  ASSERT_NE(plugin, nullptr);
+  auto device = plugin->OpenDevice(0, {{"fail_after_kernels", "2"}});
+  ASSERT_TRUE(device.ok()) << device.status().ToString();
+  PseudoTokenRig rig(*device);
+  const int32_t id = 3;
+  ASSERT_TRUE(rig.stream.CopyH2D(&id, rig.ids, 0, 4).ok());
+  const hwinfer_embedding_desc embed = OneTokenEmbedding(rig);
+  EXPECT_TRUE(rig.stream.Launch(AsKernelDesc(embed)).ok());
+  EXPECT_TRUE(rig.stream.Launch(AsKernelDesc(embed)).ok());
+  for (int i = 0; i < 2; ++i) {
+    const Status failed = rig.stream.Launch(AsKernelDesc(embed));
+    EXPECT_EQ(failed.code(), StatusCode::kUnavailable);
+    EXPECT_THAT(failed.message(), HasSubstr("simulated device failure (device option "
+                                            "fail_after_kernels: 2 kernels ran)"));
+  }
+  auto bad = LoadSim()->OpenDevice(0, {{"fail_after_kernels", "soon"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("option 'fail_after_kernels' has invalid value 'soon'; expected an "
+                        "integer in [1, 1000000000000]"));
+  auto unknown = LoadSim()->OpenDevice(0, {{"speed", "fast"}});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(), HasSubstr("unknown option 'speed'"));
 }
 
 }  // namespace
