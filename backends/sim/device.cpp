@@ -42,7 +42,7 @@ void make_uuid(const std::string& hardware_name, uint32_t ordinal, uint8_t out[1
 
 hwinfer_error* SimBackend::device_info(const hwinfer_plugin& plugin, uint32_t ordinal,
                                        hwinfer_device_info& info) {
-  const HardwareSpec& spec = plugin.spec;
+  const HardwareSpec& spec = plugin.spec(ordinal);
   uint64_t allocated = 0;
   {
     std::lock_guard<std::mutex> lock(plugin.mutex);
@@ -55,9 +55,10 @@ hwinfer_error* SimBackend::device_info(const hwinfer_plugin& plugin, uint32_t or
       info.driver, sizeof(info.driver),
       ("hwinfer-sim " HWINFER_SIM_PLUGIN_VERSION " (virtual clock; " + spec.file + ")").c_str());
   make_uuid(spec.name, ordinal, info.uuid);
-  info.memory_total_bytes = plugin.memory_total_bytes;
-  info.memory_free_bytes = plugin.memory_total_bytes - allocated;
-  info.max_allocation_bytes = plugin.memory_total_bytes;
+  const uint64_t total = plugin.memory_total_bytes[ordinal];
+  info.memory_total_bytes = total;
+  info.memory_free_bytes = total - allocated;
+  info.max_allocation_bytes = total;
   info.alignment_bytes = kAlignmentBytes;
   info.compute_units = 0;  // unknown: the model has no notion of cores
   info.spec_peak_bandwidth_bytes_per_s = spec.peak_bandwidth_bytes_per_s;

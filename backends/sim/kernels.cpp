@@ -246,7 +246,7 @@ hwinfer_error* SimBackend::enqueue(hwinfer_stream& stream, const Desc& desc) {
   };
   const KernelCost cost =
       CountKernelCost(reinterpret_cast<const hwinfer_kernel_desc&>(desc), reader);
-  advance_clock(&stream, kernel_ns(stream.device->plugin->spec, cost));
+  advance_clock(&stream, kernel_ns(device.plugin->spec(device.ordinal), cost));
   write_outputs(&stream, desc);
   return nullptr;
 }

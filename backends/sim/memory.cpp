@@ -20,17 +20,18 @@ namespace hwinfer::sim {
 hwinfer_error* SimBackend::allocate(hwinfer_device& device, hwinfer_buffer& buffer) {
   hwinfer_plugin& plugin = *device.plugin;
   const uint64_t size_bytes = buffer.size_bytes;
-  const uint64_t total = plugin.memory_total_bytes;
+  const uint64_t total = plugin.memory_total_bytes[device.ordinal];
   // Reserve the bytes first, so two threads cannot both pass the check.
   {
     std::lock_guard<std::mutex> lock(plugin.mutex);
     uint64_t& allocated = plugin.allocated[device.ordinal];
     if (size_bytes > total - allocated) {
-      return hwinfer_make_error(
-          HWINFER_STATUS_OUT_OF_MEMORY,
-          "sim buffer_alloc: %" PRIu64 " bytes requested, but %" PRIu64 " of the device's %" PRIu64
-          " bytes are allocated (%" PRIu64 " free; memory_gib of %s)",
-          size_bytes, allocated, total, total - allocated, plugin.spec.file.c_str());
+      return hwinfer_make_error(HWINFER_STATUS_OUT_OF_MEMORY,
+                                "sim buffer_alloc: %" PRIu64 " bytes requested, but %" PRIu64
+                                " of the device's %" PRIu64 " bytes are allocated (%" PRIu64
+                                " free; memory_gib of %s)",
+                                size_bytes, allocated, total, total - allocated,
+                                plugin.spec(device.ordinal).file.c_str());
     }
     allocated += size_bytes;
   }

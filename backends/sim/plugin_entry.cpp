@@ -3,13 +3,15 @@
 //
 // Options (plugin_init):
 //   hardware = path to a configs/hardware/*.yaml file (hwinfer/hardware_spec.h), or a bare name
-//              ("a100-80gb") searched like the default. Default:
+//              ("a100-80gb") searched like the default; or a comma-separated list of them, one
+//              per device (h100-sxm,a100-80gb: two different devices). Default:
 //              h100-sxm.yaml, searched in order in (1) <plugin dir>/<relative path to the installed
 //              <datadir>/hwinfer/hardware> (a relocated install), (2) the absolute installed
 //              folder, (3) the source tree's configs/hardware (the build tree). None found is
 //              UNAVAILABLE naming every path searched; a given file that does not load is
 //              INVALID_ARGUMENT naming it.
-//   devices = number of identical devices, 1..64 (default 1)
+//   devices = number of identical devices, 1..64 (default 1, or the hardware list's length, which
+//              it must then equal)
 //   backed_limit_mib = buffers up to this many MiB get host memory; bigger ones are virtual
 //              (default 8192; backing is lazily materialised, see memory.cpp)
 // Must not print, abort or throw across the ABI.
@@ -23,6 +25,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hwinfer/kit/plugin_api.h"
 #include "hwinfer/kit/plugin_log.h"
@@ -50,10 +53,24 @@ constexpr uint64_t kMaxDevices = 64;
 constexpr uint64_t kMaxBackedMib = uint64_t{1} << 20;  // 1 TiB
 
 struct PluginOptions {
-  std::string hardware;  // "" = the default file
-  uint64_t devices = 1;
+  std::vector<std::string> hardware;  // one file or name per listed device; empty = the default
+  uint64_t devices = 0;               // 0 = not given
   uint64_t backed_limit_mib = 8192;
 };
+
+// "a,b" -> {"a", "b"}; false when an item is empty.
+bool split_list(std::string_view text, std::vector<std::string>* out) {
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string_view item =
+        text.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    if (item.empty()) return false;
+    out->emplace_back(item);
+    if (comma == std::string_view::npos) return true;
+    start = comma + 1;
+  }
+}
 
 hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_options,
                                     PluginOptions* out) {
@@ -64,12 +81,14 @@ hwinfer_error* parse_plugin_options(const hwinfer_option* options, size_t n_opti
     }
     const std::string_view key = option.key;
     if (key == "hardware") {
-      if (option.value[0] == '\0') {
+      out->hardware.clear();
+      if (!split_list(option.value, &out->hardware)) {
         return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                  "sim plugin_init: option 'hardware' is empty; expected the path "
-                                  "of a configs/hardware/*.yaml file");
+                                  "sim plugin_init: option 'hardware' has an empty item ('%s'); "
+                                  "expected the path or name of a configs/hardware/*.yaml file, "
+                                  "or one per device separated by commas",
+                                  option.value);
       }
-      out->hardware = option.value;
     } else if (key == "devices") {
       if (!backend::parse_uint(option.value, 1, kMaxDevices, &out->devices)) {
         return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
@@ -160,21 +179,45 @@ hwinfer_error* SimBackend::init(const hwinfer_host_api& host, const hwinfer_opti
                                 size_t n_options, std::unique_ptr<hwinfer_plugin>* out) {
   PluginOptions parsed;
   if (hwinfer_error* error = parse_plugin_options(options, n_options, &parsed)) return error;
+  const size_t listed = parsed.hardware.size();
+  if (listed > 1 && parsed.devices != 0 && parsed.devices != listed) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "sim plugin_init: option 'devices' is %" PRIu64
+                              " but 'hardware' lists %zu files; give one hardware file for "
+                              "identical devices, or one per device",
+                              parsed.devices, listed);
+  }
+  if (listed > kMaxDevices) {
+    return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
+                              "sim plugin_init: option 'hardware' lists %zu files; at most %" PRIu64
+                              " devices",
+                              listed, kMaxDevices);
+  }
+  if (listed == 0) parsed.hardware.emplace_back();  // the default file
   auto plugin = std::make_unique<hwinfer_plugin>();
-  if (hwinfer_error* error = load_hardware(parsed.hardware, &plugin->spec)) return error;
-  plugin->memory_total_bytes = plugin->spec.memory_bytes > 0
-                                   ? static_cast<uint64_t>(plugin->spec.memory_bytes)
-                                   : kDefaultMemoryBytes;
+  plugin->device_count =
+      static_cast<uint32_t>(listed > 1 ? listed : (parsed.devices != 0 ? parsed.devices : 1));
+  for (const std::string& hardware : parsed.hardware) {
+    HardwareSpec spec;
+    if (hwinfer_error* error = load_hardware(hardware, &spec)) return error;
+    plugin->specs.push_back(std::move(spec));
+  }
+  plugin->specs.resize(plugin->device_count, plugin->specs.front());  // identical devices
+  for (const HardwareSpec& spec : plugin->specs) {
+    plugin->memory_total_bytes.push_back(
+        spec.memory_bytes > 0 ? static_cast<uint64_t>(spec.memory_bytes) : kDefaultMemoryBytes);
+  }
   plugin->backed_limit_bytes = parsed.backed_limit_mib * kMiB;
-  plugin->device_count = static_cast<uint32_t>(parsed.devices);
   plugin->allocated.assign(plugin->device_count, 0);
-  backend::log_message(&host, HWINFER_LOG_INFO, kPluginName,
-                       "sim plugin %s: %" PRIu32
-                       " simulated '%s' device%s from %s (%.0f GB/s, %" PRIu64
-                       " MiB backed per buffer at most; timestamps are virtual)",
-                       HWINFER_SIM_PLUGIN_VERSION, plugin->device_count, plugin->spec.name.c_str(),
-                       plugin->device_count == 1 ? "" : "s", plugin->spec.file.c_str(),
-                       plugin->spec.peak_bandwidth_bytes_per_s / 1e9, parsed.backed_limit_mib);
+  for (uint32_t i = 0; i < plugin->device_count; ++i) {
+    const HardwareSpec& spec = plugin->spec(i);
+    backend::log_message(&host, HWINFER_LOG_INFO, kPluginName,
+                         "sim plugin %s: device %" PRIu32
+                         " simulates '%s' from %s (%.0f GB/s, %" PRIu64
+                         " MiB backed per buffer at most; timestamps are virtual)",
+                         HWINFER_SIM_PLUGIN_VERSION, i, spec.name.c_str(), spec.file.c_str(),
+                         spec.peak_bandwidth_bytes_per_s / 1e9, parsed.backed_limit_mib);
+  }
   *out = std::move(plugin);
   return nullptr;
 }

@@ -33,13 +33,15 @@
 #define HWINFER_SIM_PLUGIN_VERSION "0.0.0-unknown"
 #endif
 
-// One initialised plugin instance: the hardware it pretends to be, and per-ordinal state.
+// One initialised plugin instance: the hardware each device pretends to be, and per-ordinal
+// state.
 struct hwinfer_plugin : hwinfer::kit::PluginBase {
-  hwinfer::HardwareSpec spec;       // from the `hardware` file
-  uint64_t memory_total_bytes = 0;  // memory_gib of the file, or 80 GiB
-  uint64_t backed_limit_bytes = 0;  // buffers up to this size get host memory
-  mutable std::mutex mutex;         // guards |allocated|
-  std::vector<uint64_t> allocated;  // [device_count] bytes of live buffers (info's free)
+  std::vector<hwinfer::HardwareSpec> specs;  // [device_count] from the `hardware` file(s)
+  std::vector<uint64_t> memory_total_bytes;  // [device_count] memory_gib of its file, or 80 GiB
+  uint64_t backed_limit_bytes = 0;           // buffers up to this size get host memory
+  mutable std::mutex mutex;                  // guards |allocated|
+  std::vector<uint64_t> allocated;           // [device_count] bytes of live buffers (info's free)
+  const hwinfer::HardwareSpec& spec(uint32_t ordinal) const { return specs[ordinal]; }
 };
 
 // One opened simulated device.
@@ -129,7 +131,7 @@ struct SimBackend : kit::InlineEvents<SimBackend> {
 };
 
 // The modelled duration of moving |bytes| at the spec bandwidth, plus the launch overhead.
-double transfer_ns(const hwinfer_plugin& plugin, double bytes);
+double transfer_ns(const hwinfer_device& device, double bytes);
 
 }  // namespace hwinfer::sim
 

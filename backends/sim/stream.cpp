@@ -20,10 +20,11 @@ void advance_clock(hwinfer_stream* stream, double duration_ns) {
   device->clock_ns = std::max(device->clock_ns, stream->now_ns);
 }
 
-double transfer_ns(const hwinfer_plugin& plugin, double bytes) {
-  const double bandwidth = plugin.spec.peak_bandwidth_bytes_per_s;
+double transfer_ns(const hwinfer_device& device, double bytes) {
+  const HardwareSpec& spec = device.plugin->spec(device.ordinal);
+  const double bandwidth = spec.peak_bandwidth_bytes_per_s;
   const double move_s = bandwidth > 0 ? bytes / bandwidth : 0.0;
-  return (move_s + plugin.spec.launch_overhead_s) * 1e9;
+  return (move_s + spec.launch_overhead_s) * 1e9;
 }
 
 hwinfer_error* SimBackend::init_stream(hwinfer_device& device, hwinfer_stream& stream) {
@@ -42,7 +43,7 @@ hwinfer_error* SimBackend::copy_h2d(hwinfer_stream& stream, const void* src, hwi
                                     uint64_t dst_offset, uint64_t size_bytes) {
   // A virtual destination accepts the copy and keeps nothing.
   if (dst.backed()) std::memmove(dst.data + dst_offset, src, static_cast<size_t>(size_bytes));
-  advance_clock(&stream, transfer_ns(*stream.device->plugin, static_cast<double>(size_bytes)));
+  advance_clock(&stream, transfer_ns(*stream.device, static_cast<double>(size_bytes)));
   return nullptr;
 }
 
@@ -53,7 +54,7 @@ hwinfer_error* SimBackend::copy_d2h(hwinfer_stream& stream, hwinfer_buffer& src,
   } else {
     std::memset(dst, 0, static_cast<size_t>(size_bytes));  // a virtual buffer reads as zeros
   }
-  advance_clock(&stream, transfer_ns(*stream.device->plugin, static_cast<double>(size_bytes)));
+  advance_clock(&stream, transfer_ns(*stream.device, static_cast<double>(size_bytes)));
   return nullptr;
 }
 
@@ -68,7 +69,7 @@ hwinfer_error* SimBackend::copy_d2d(hwinfer_stream& stream, hwinfer_buffer& src,
       std::memset(dst.data + dst_offset, 0, size);
     }
   }
-  advance_clock(&stream, transfer_ns(*stream.device->plugin, 2.0 * static_cast<double>(size)));
+  advance_clock(&stream, transfer_ns(*stream.device, 2.0 * static_cast<double>(size)));
   return nullptr;
 }
 

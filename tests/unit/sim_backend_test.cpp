@@ -493,6 +493,41 @@ TEST(SimBackend, LlamaExecutorGeneratesTheSamePseudoTokensTwice) {
 namespace hwinfer {
 namespace {
 
+// A hardware list gives one device per file, each with its own identity, memory and speed.
+TEST(SimBackend, AHardwareListGivesEachDeviceItsOwnHardware) {
+  std::shared_ptr<Plugin> plugin = LoadSim({{"hardware", kH100 + ",a100-80gb"}});
+  ASSERT_NE(plugin, nullptr);
+  ASSERT_EQ(*plugin->DeviceCount(), 2u);
+  EXPECT_EQ(plugin->GetDeviceInfo(0)->name, "sim: NVIDIA H100 SXM 80GB");
+  EXPECT_EQ(plugin->GetDeviceInfo(1)->name, "sim: NVIDIA A100 SXM 80GB");
+  EXPECT_DOUBLE_EQ(plugin->GetDeviceInfo(0)->spec_peak_bandwidth_bytes_per_s, kBandwidth);
+  EXPECT_DOUBLE_EQ(plugin->GetDeviceInfo(1)->spec_peak_bandwidth_bytes_per_s, 2039e9);
+  // The same memory-bound GEMV takes each device's own bandwidth (and the same launch overhead).
+  double gemv_ns[2] = {0, 0};
+  for (uint32_t ordinal = 0; ordinal < 2; ++ordinal) {
+    auto device = plugin->OpenDevice(ordinal);
+    ASSERT_TRUE(device.ok()) << device.status().ToString();
+    auto stream = (*device)->CreateStream();
+    auto a = (*device)->Allocate(4096 * 2);
+    auto b = (*device)->Allocate(4096 * 4096 * 2);
+    auto c = (*device)->Allocate(4096 * 2);
+    ASSERT_TRUE(stream.ok() && a.ok() && b.ok() && c.ok());
+    const hwinfer_gemm_desc gemv = GemmF16(*a, *b, *c, 1, 4096, 4096);
+    gemv_ns[ordinal] = static_cast<double>(
+        TimeNs(**device, *stream, [&] { ASSERT_TRUE(stream->Launch(AsKernelDesc(gemv)).ok()); }));
+  }
+  const double bytes = 8192 + 33554432 + 8192;
+  EXPECT_NEAR(gemv_ns[0], bytes / kBandwidth * 1e9 + kOverheadNs, 1);
+  EXPECT_NEAR(gemv_ns[1], bytes / 2039e9 * 1e9 + kOverheadNs, 1);
+  auto mismatch = Plugin::Load(kSimPlugin, {{"hardware", kH100 + ",a100-80gb"}, {"devices", "3"}});
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_THAT(mismatch.status().message(),
+              HasSubstr("option 'devices' is 3 but 'hardware' lists 2 files"));
+  auto empty = Plugin::Load(kSimPlugin, {{"hardware", kH100 + ","}});
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(), HasSubstr("option 'hardware' has an empty item"));
+}
+
 // The device option fail_after_kernels: the first N kernels run, every later one fails as a lost
 // device would (UNAVAILABLE naming the option); a bad value or another option is refused at open.
 TEST(SimBackend, FailAfterKernelsFailsEveryLaterKernel) {
