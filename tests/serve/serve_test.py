@@ -31,10 +31,11 @@ TEXT_16 = "co品 Willvirtual✅Down способ equalitymarket screensiała б�
 class Server:
     """One `hwinfer serve` process on a free port; its stderr is kept for failure messages."""
 
-    def __init__(self, *extra, model_args=None):
+    def __init__(self, *extra, model_args=None, device_args=None):
         model_args = ["-m", MODEL] if model_args is None else model_args
+        device_args = ["--backend", "cpu"] if device_args is None else device_args
         self.proc = subprocess.Popen(
-            [HWINFER, "serve", *model_args, "--port", "0", "--backend", "cpu", *extra],
+            [HWINFER, "serve", *model_args, "--port", "0", *device_args, *extra],
             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
         self.log = []
         deadline = time.time() + 60
@@ -371,6 +372,30 @@ class ConfigTest(unittest.TestCase):
 
 
 class QueueAndDrainTest(unittest.TestCase):
+    def test_replicas_on_cpu_and_vulkan_each_serve_llama_cpps_text(self):
+        """--devices cpu:0,vulkan:0: one replica per device; round robin alternates them, each
+        gives llama.cpp's greedy text, and /metrics counts each device's requests under its
+        device label."""
+        listed = subprocess.run([HWINFER, "devices", "--no-probe"], capture_output=True,
+                                text=True, timeout=120).stdout
+        if not re.search(r"^  \[\d+\] vulkan:0$", listed, re.M):
+            self.skipTest("no vulkan:0 device (the Vulkan backend or lavapipe is missing)")
+        server = Server("--no-probe", "--routing", "round_robin",
+                        device_args=["--devices", "cpu:0,vulkan:0"])
+        try:
+            self.assertIn("on cpu:0, vulkan:0", "".join(server.log))
+            for _ in range(4):
+                status, _, body = server.post_json("/v1/completions", completion())
+                self.assertEqual(status, 200, body)
+                self.assertEqual(body["choices"][0]["text"], TEXT_16)
+            metrics = server.metrics()
+            for device in ("cpu:0", "vulkan:0"):
+                key = f"vllm:request_success_total{{device={device},finished_reason=length}}"
+                self.assertEqual(metrics[key], 2, metrics)
+                self.assertEqual(metrics[f"vllm:generation_tokens_total{{device={device}}}"], 32)
+        finally:
+            self.assertEqual(server.stop(), 0, "".join(server.log))
+
     def test_full_queue_answers_503_with_retry_after(self):
         server = Server("--max-sequences", "1", "--max-waiting", "1", "--no-probe")
         try:

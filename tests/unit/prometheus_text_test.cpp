@@ -100,6 +100,35 @@ TEST(PrometheusText, PeaksAreGaugesAndAGaugeAboveOneComesWithAWarningComment) {
   EXPECT_EQ(PrometheusText(m, "tiny").find("warning"), std::string::npos);
 }
 
+// Several devices: each family's HELP and TYPE once, then every device's samples under its label.
+TEST(PrometheusText, SeveralDevicesGetOneSampleSetEachUnderADeviceLabel) {
+  ServingMetrics cpu, vulkan;
+  cpu.generation_tokens = 10;
+  vulkan.generation_tokens = 4;
+  vulkan.request_success["length"] = 2;
+  vulkan.decode_window.mbu_measured = 1.25;
+  const std::string text = PrometheusText({{"cpu:0", cpu}, {"vulkan:0", vulkan}}, "tiny");
+  for (const char* line : {
+           "vllm:generation_tokens_total{device=\"cpu:0\",model_name=\"tiny\"} 10",
+           "vllm:generation_tokens_total{device=\"vulkan:0\",model_name=\"tiny\"} 4",
+           "vllm:request_success_total{finished_reason=\"length\",device=\"vulkan:0\","
+           "model_name=\"tiny\"} 2",
+           "vllm:time_to_first_token_seconds_count{device=\"cpu:0\",model_name=\"tiny\"} 0",
+           "hwinfer:decode_mbu{peak=\"measured\",device=\"vulkan:0\",model_name=\"tiny\"} 1.25",
+       }) {
+    EXPECT_TRUE(HasLine(text, line)) << "missing: " << line << "\n" << text;
+  }
+  size_t helps = 0;
+  for (size_t at = text.find("# HELP vllm:generation_tokens_total"); at != std::string::npos;
+       at = text.find("# HELP vllm:generation_tokens_total", at + 1)) {
+    ++helps;
+  }
+  EXPECT_EQ(helps, 1u);
+  EXPECT_NE(text.find("# hwinfer: warning: vulkan:0: decode MBU 125% exceeds"), std::string::npos);
+  // One device: no device label, exactly the one-engine text.
+  EXPECT_EQ(PrometheusText({{"cpu:0", cpu}}, "tiny"), PrometheusText(cpu, "tiny"));
+}
+
 TEST(PrometheusText, LabelValuesAreEscaped) {
   const std::string text = PrometheusText(ServingMetrics{}, "a\"b\\c\nd");
   EXPECT_NE(text.find("model_name=\"a\\\"b\\\\c\\nd\""), std::string::npos) << text;

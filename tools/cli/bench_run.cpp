@@ -65,12 +65,14 @@ StatusOr<std::vector<std::string>> SplitDeviceList(const std::string& text) {
   }
 }
 
-// Opens the run's devices (PrepareBench's order of precedence); |where| names the flag or key.
-Status OpenDeviceList(const std::vector<std::string>& selectors, const std::string& where,
-                      PreparedBench& prepared) {
+}  // namespace
+
+StatusOr<std::vector<std::shared_ptr<Device>>> OpenDeviceList(
+    Registry& registry, const std::vector<std::string>& selectors, const std::string& where) {
   std::vector<std::string> ids;
+  std::vector<std::shared_ptr<Device>> devices;
   for (const std::string& selector : selectors) {
-    StatusOr<const RegisteredDevice*> found = prepared.registry.Find(selector);
+    StatusOr<const RegisteredDevice*> found = registry.Find(selector);
     if (!found.ok()) return found.status().WithContext(where);
     const RegisteredDevice* target = *found;
     const std::string id = target->id();
@@ -81,11 +83,19 @@ Status OpenDeviceList(const std::vector<std::string>& selectors, const std::stri
                       where, id, selectors[static_cast<size_t>(seen - ids.begin())], selector));
     }
     ids.push_back(id);
-    HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, prepared.registry.Open(*target));
-    prepared.devices.push_back(std::move(device));
+    HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, registry.Open(*target));
+    devices.push_back(std::move(device));
   }
-  return Status::Ok();
+  return devices;
 }
+
+StatusOr<std::vector<std::shared_ptr<Device>>> OpenDevicesFlag(Registry& registry,
+                                                               const std::string& list) {
+  HWINFER_ASSIGN_OR_RETURN(const std::vector<std::string> selectors, SplitDeviceList(list));
+  return OpenDeviceList(registry, selectors, "--devices");
+}
+
+namespace {
 
 Status OpenBenchDevices(const BenchFlags& flags, const BenchConfig& config,
                         PreparedBench& prepared) {
@@ -94,12 +104,10 @@ Status OpenBenchDevices(const BenchFlags& flags, const BenchConfig& config,
     return InvalidArgument("give either --devices or --device/--backend, not both");
   }
   if (!flags.devices.empty()) {
-    HWINFER_ASSIGN_OR_RETURN(const std::vector<std::string> selectors,
-                             SplitDeviceList(flags.devices));
-    HWINFER_RETURN_IF_ERROR(OpenDeviceList(selectors, "--devices", prepared));
+    HWINFER_ASSIGN_OR_RETURN(prepared.devices, OpenDevicesFlag(prepared.registry, flags.devices));
   } else if (!flag_picks_one && !config.devices.empty()) {
-    HWINFER_RETURN_IF_ERROR(
-        OpenDeviceList(config.devices, config.file + " scheduler.devices", prepared));
+    HWINFER_ASSIGN_OR_RETURN(prepared.devices, OpenDeviceList(prepared.registry, config.devices,
+                                                              config.file + " scheduler.devices"));
   } else {
     // Flags first (device, then backend), then the config (device, then backend).
     const RegisteredDevice* target = nullptr;

@@ -59,6 +59,14 @@ struct PreparedBench {
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags);
 
+// Opens the devices of |selectors| (each as `device:` takes it) from |registry|, in order. Errors
+// name |where| (the flag or key): a selector that matches nothing, a device named twice.
+StatusOr<std::vector<std::shared_ptr<Device>>> OpenDeviceList(
+    Registry& registry, const std::vector<std::string>& selectors, const std::string& where);
+// The same for a --devices value, "A,B" (an empty item is an error naming the flag).
+StatusOr<std::vector<std::shared_ptr<Device>>> OpenDevicesFlag(Registry& registry,
+                                                               const std::string& list);
+
 // What `hwinfer config check` checks beyond the runtime section: the model file opens as a Llama
 // model (or the shape file loads), the workload passes every check RunBench makes (its file line
 // by line, its bounds, against the model's length), and a `device:` / `backend:` the config

@@ -120,6 +120,8 @@ int RunDetokenize(const DetokenizeOptions& options);
 struct ServeOptions {
   ModelRunOptions run;      // -m (or --config's model.path), --device / --backend, executor knobs
   std::string config_file;  // --config: runtime, model, scheduler and KV sections
+  std::string devices;      // --devices A,B: one replica per device ("" = the config's, or one)
+  std::string routing;      // --routing least_tokens|round_robin ("" = the config's)
   std::string host = "127.0.0.1";
   int port = 8080;
   std::string served_model_name;  // "" = the model's general.name

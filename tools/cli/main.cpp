@@ -382,8 +382,19 @@ void AddServeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
       ->check(CLI::ExistingFile);
   CLI::Option* backend = command->add_option("--backend", options->run.backend,
                                              "Serve on this backend's first device");
-  command->add_option("--device", options->run.device, "Serve on this device (cpu:0, a name)")
-      ->excludes(backend);
+  CLI::Option* device =
+      command->add_option("--device", options->run.device, "Serve on this device (cpu:0, a name)")
+          ->excludes(backend);
+  command
+      ->add_option("--devices", options->devices,
+                   "One model replica per device, comma-separated (cpu:0,vulkan:0); each request "
+                   "runs on one (docs/multi-device.md)")
+      ->excludes(backend)
+      ->excludes(device);
+  command
+      ->add_option("--routing", options->routing,
+                   "Which replica a request goes to: least_tokens | round_robin")
+      ->check(CLI::IsMember({"least_tokens", "round_robin"}));
   command->add_option("--kv-dtype", options->run.kv_dtype, "KV cache type: f16 or i8")
       ->check(CLI::IsMember({"f16", "i8"}));
   command

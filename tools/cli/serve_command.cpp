@@ -1,6 +1,7 @@
-// serve_command.cpp — `hwinfer serve -m MODEL.gguf | --config FILE [--device D | --backend B]
-// [--host 127.0.0.1] [--port 8080] ...`: one model on one device behind an OpenAI-compatible HTTP
-// endpoint (tools/serve/openai_server.h) with continuous batching (the ServingEngine). SIGINT or
+// serve_command.cpp — `hwinfer serve -m MODEL.gguf | --config FILE [--device D | --backend B |
+// --devices A,B] [--host 127.0.0.1] [--port 8080] ...`: one model on one device (or one replica
+// per device, hwinfer/serving_replicas.h) behind an OpenAI-compatible HTTP endpoint
+// (tools/serve/openai_server.h) with continuous batching (the ServingEngine). SIGINT or
 // SIGTERM stops accepting, lets in-flight requests finish for up to --drain-timeout seconds,
 // and exits 0. Docs: docs/serving.md.
 #include <fmt/format.h>
@@ -18,7 +19,8 @@
 #include "hwinfer/gguf.h"
 #include "hwinfer/hardware_spec.h"
 #include "hwinfer/llama_model.h"
-#include "hwinfer/serving_engine.h"
+#include "hwinfer/replica_routing.h"
+#include "hwinfer/serving_replicas.h"
 #include "hwinfer/tokenizer.h"
 #include "model_run.h"
 #include "openai_server.h"
@@ -30,7 +32,8 @@ namespace {
 // --config (its model, scheduler and KV sections) or from the flags.
 struct ServeSetup {
   Registry registry;
-  std::shared_ptr<Device> device;
+  std::vector<std::shared_ptr<Device>> devices;  // one replica each
+  ReplicaRouting routing = ReplicaRouting::kLeastTokens;
   std::string model_path;
   EngineOptions engine;
 };
@@ -44,15 +47,13 @@ StatusOr<std::unique_ptr<ServeSetup>> Prepare(const GlobalOptions& global,
     flags.config_file = options.config_file;
     flags.backend = options.run.backend;
     flags.device = options.run.device;
+    flags.devices = options.devices;
+    flags.routing = options.routing;
     flags.no_probe = true;
     HWINFER_ASSIGN_OR_RETURN(auto prepared, PrepareBench(global, flags));
-    if (prepared->devices.size() > 1) {
-      return InvalidArgument(options.config_file +
-                             ": scheduler.devices names several devices; serve runs on one for "
-                             "now (replicas run in hwinfer bench and sweep)");
-    }
     setup->registry = std::move(prepared->registry);
-    setup->device = prepared->device;
+    setup->devices = prepared->devices;
+    setup->routing = prepared->config.routing;
     setup->model_path =
         options.run.model_path.empty() ? prepared->config.model.path : options.run.model_path;
     if (setup->model_path.empty()) {
@@ -68,10 +69,18 @@ StatusOr<std::unique_ptr<ServeSetup>> Prepare(const GlobalOptions& global,
         prepared->config.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
   } else {
     HWINFER_ASSIGN_OR_RETURN(setup->registry, BuildRegistry(global));
-    HWINFER_ASSIGN_OR_RETURN(
-        const RegisteredDevice* target,
-        SelectDevice(setup->registry, options.run.device, options.run.backend));
-    HWINFER_ASSIGN_OR_RETURN(setup->device, setup->registry.Open(*target));
+    if (!options.devices.empty()) {
+      HWINFER_ASSIGN_OR_RETURN(setup->devices, OpenDevicesFlag(setup->registry, options.devices));
+    } else {
+      HWINFER_ASSIGN_OR_RETURN(
+          const RegisteredDevice* target,
+          SelectDevice(setup->registry, options.run.device, options.run.backend));
+      HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, setup->registry.Open(*target));
+      setup->devices.push_back(std::move(device));
+    }
+    if (!options.routing.empty()) {
+      HWINFER_ASSIGN_OR_RETURN(setup->routing, ParseReplicaRouting(options.routing));
+    }
     setup->model_path = options.run.model_path;
     engine.scheduler.max_batch_tokens = options.run.max_batch_tokens;
     engine.executor.decode_graphs = options.run.decode_graphs;
@@ -138,10 +147,14 @@ int RunServe(const GlobalOptions& global, const ServeOptions& options) {
     if (!spec.ok()) return ReportError(spec.status());
     hardware = *spec;
   }
-  auto peaks = ModelPeaks((*setup)->device, **model, hardware, !options.no_probe, 0, 0);
-  if (!peaks.ok()) return ReportError(peaks.status());
-  (*setup)->engine.peaks = *peaks;
-  auto engine = ServingEngine::Create((*setup)->device, *model, (*setup)->engine);
+  std::vector<PeakRates> peaks;
+  for (const std::shared_ptr<Device>& device : (*setup)->devices) {
+    auto device_peaks = ModelPeaks(device, **model, hardware, !options.no_probe, 0, 0);
+    if (!device_peaks.ok()) return ReportError(device_peaks.status());
+    peaks.push_back(*device_peaks);
+  }
+  auto engine = ServingReplicas::Create((*setup)->devices, *model, (*setup)->engine, peaks,
+                                        (*setup)->routing);
   if (!engine.ok()) return ReportError(engine.status().WithContext((*setup)->model_path));
   serve::ServerOptions server_options;
   server_options.host = options.host;
@@ -162,7 +175,7 @@ int RunServe(const GlobalOptions& global, const ServeOptions& options) {
     server.Stop();
   });
   fmt::print(stderr, "hwinfer: serving '{}' on {} at http://{}:{} (OpenAI API under /v1)\n",
-             server_options.model_name, (*setup)->device->id(), options.host, *port);
+             server_options.model_name, (*engine)->DeviceIds(), options.host, *port);
   server.Serve();
   // Serve returns after the watcher stopped it; should it return on its own, wake the watcher.
   if ((*engine)->accepting()) kill(getpid(), SIGTERM);

@@ -58,7 +58,7 @@ struct OpenAiServer::Completion {
   // Waits up to |slice| for tokens; appends the text each one releases to |pieces| (one piece
   // per token, maybe empty: a stream sends one chunk per token, as vLLM does); sets done when the
   // request ended (a stop string ends it here: the engine is told to stop it).
-  void Advance(ServingEngine& engine, std::chrono::milliseconds slice,
+  void Advance(ServingReplicas& engine, std::chrono::milliseconds slice,
                std::vector<std::string>& pieces) {
     const StreamUpdate update = stream->Wait(slice);
     for (int32_t token : update.tokens) {
@@ -88,7 +88,7 @@ struct OpenAiServer::Completion {
   // One call of a stream's content provider: waits for tokens and writes a chunk per token with
   // |write|; once the request ended, the last chunk carries the finish reason, then the usage
   // (when asked) and [DONE]. False when a write failed (the client is gone).
-  bool StreamStep(ServingEngine& engine, const std::function<bool(const std::string&)>& write) {
+  bool StreamStep(ServingReplicas& engine, const std::function<bool(const std::string&)>& write) {
     if (header.chat && !opened) {
       opened = true;
       if (!write(SseEvent(ChunkBody(header, "", "", true)))) return false;
@@ -110,7 +110,8 @@ struct OpenAiServer::Completion {
   }
 };
 
-OpenAiServer::OpenAiServer(ServingEngine& engine, const Tokenizer& tokenizer, ServerOptions options)
+OpenAiServer::OpenAiServer(ServingReplicas& engine, const Tokenizer& tokenizer,
+                           ServerOptions options)
     : engine_(engine),
       tokenizer_(tokenizer),
       options_(std::move(options)),

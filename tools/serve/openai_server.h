@@ -1,7 +1,7 @@
 // openai_server.h — `hwinfer serve`'s HTTP front: OpenAI's completions and chat completions
 // (streamed as Server-Sent Events or whole), /v1/models, /health and Prometheus' /metrics, over
-// one ServingEngine, with cpp-httplib. Text in and out through the model's tokenizer; chat
-// messages through its chat template. Docs: docs/serving.md.
+// one ServingEngine per device (hwinfer/serving_replicas.h), with cpp-httplib. Text in and out
+// through the model's tokenizer; chat messages through its chat template. Docs: docs/serving.md.
 #pragma once
 
 #include <functional>
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "hwinfer/serving_engine.h"
+#include "hwinfer/serving_replicas.h"
 #include "hwinfer/status.h"
 #include "hwinfer/tokenizer.h"
 #include "openai_request.h"
@@ -35,7 +35,7 @@ struct ServerOptions {
 class OpenAiServer {
  public:
   // |engine| and |tokenizer| must outlive the server.
-  OpenAiServer(ServingEngine& engine, const Tokenizer& tokenizer, ServerOptions options);
+  OpenAiServer(ServingReplicas& engine, const Tokenizer& tokenizer, ServerOptions options);
   ~OpenAiServer();
 
   // Binds the listening socket; returns the port. Unavailable naming host:port when it cannot.
@@ -52,7 +52,7 @@ class OpenAiServer {
   StatusOr<std::vector<int32_t>> PromptIds(const CompletionRequest& request,
                                            std::optional<ApiError>& error) const;
 
-  ServingEngine& engine_;
+  ServingReplicas& engine_;
   const Tokenizer& tokenizer_;
   ServerOptions options_;
   std::unique_ptr<httplib::Server> http_;

@@ -7,6 +7,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "hwinfer/serving_metrics.h"
 
@@ -16,5 +18,10 @@ namespace hwinfer {
 inline constexpr const char* kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
 
 std::string PrometheusText(const ServingMetrics& metrics, const std::string& model_name);
+// Several devices' engines behind one server (hwinfer/serving_replicas.h): every family once, with
+// one sample set per device under the label device="cpu:0" (written only when there are two or
+// more: one device's text is the one above).
+std::string PrometheusText(const std::vector<std::pair<std::string, ServingMetrics>>& devices,
+                           const std::string& model_name);
 
 }  // namespace hwinfer

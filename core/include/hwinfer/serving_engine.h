@@ -40,6 +40,10 @@ struct EngineOptions {
   int64_t max_waiting = 0;
   PeakRates peaks;               // for the MBU/MFU window gauges (0 = unknown)
   double metrics_window_s = 10;  // steps of the last this many seconds count in those gauges
+  // Request ids are first_request_id, + request_id_step, ...: engines behind one front
+  // (hwinfer/serving_replicas.h) hand out disjoint ids.
+  RequestId first_request_id = 0;
+  RequestId request_id_step = 1;
 };
 
 struct ServeRequest {
@@ -120,6 +124,8 @@ class ServingEngine {
   int64_t max_model_len() const { return scheduler_options_.max_model_len; }
   // Requests submitted and not yet finished (queued, waiting or running).
   int64_t in_flight() const;
+  // Their tokens still to come: prompt + max_tokens - tokens produced, summed (for routing).
+  int64_t outstanding_tokens() const;
   // False once Shutdown began.
   bool accepting() const;
 

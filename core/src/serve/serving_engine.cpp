@@ -27,6 +27,7 @@ struct ServingEngine::Live {
   double arrival_s = 0;
   double last_token_s = 0;
   int64_t tokens = 0;
+  int64_t budget = 0;  // prompt + max_tokens
 };
 
 const char* FinishReasonName(FinishReason reason) {
@@ -84,8 +85,12 @@ StatusOr<std::unique_ptr<ServingEngine>> ServingEngine::Create(
     const EngineOptions& options) {
   if (device == nullptr || model == nullptr)
     return InvalidArgument("ServingEngine: no device or model");
+  if (options.first_request_id < 0 || options.request_id_step <= 0) {
+    return InvalidArgument("ServingEngine: request ids must start at >= 0 and step by > 0");
+  }
   std::unique_ptr<ServingEngine> engine(new ServingEngine());
   engine->options_ = options;
+  engine->next_id_ = options.first_request_id;
   engine->scheduler_options_ = options.scheduler;
   if (engine->scheduler_options_.max_model_len <= 0) {
     engine->scheduler_options_.max_model_len = model->shape().context_length;
@@ -144,13 +149,14 @@ StatusOr<std::shared_ptr<RequestStream>> ServingEngine::Submit(ServeRequest requ
     return Unavailable("the queue is full (" + std::to_string(options_.max_waiting) +
                        " requests waiting); retry later");
   }
-  ++next_id_;
+  next_id_ += options_.request_id_step;
   auto live = std::make_shared<Live>(Live{std::make_shared<RequestStream>(id),
                                           Sampler(request.sampling),
                                           {request.stop_tokens.begin(), request.stop_tokens.end()},
                                           Now(),
                                           0,
-                                          0});
+                                          0,
+                                          prompt_tokens + request.max_tokens});
   inbox_.emplace_back(
       Request{id, std::move(request.prompt), request.max_tokens, request.priority, live->arrival_s},
       live);
@@ -175,6 +181,13 @@ void ServingEngine::Stop(RequestId id) {
 int64_t ServingEngine::in_flight() const {
   std::lock_guard lock(mutex_);
   return static_cast<int64_t>(live_.size());
+}
+
+int64_t ServingEngine::outstanding_tokens() const {
+  std::lock_guard lock(mutex_);
+  int64_t tokens = 0;
+  for (const auto& [id, live] : live_) tokens += live->budget - live->tokens;
+  return tokens;
 }
 
 bool ServingEngine::accepting() const {
