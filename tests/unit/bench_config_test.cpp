@@ -331,6 +331,12 @@ TEST(BenchConfigTest, DevicesAndRoutingReadIntoTheReplicaFields) {
   ASSERT_TRUE(defaults.ok());
   EXPECT_TRUE(defaults->devices.empty());
   EXPECT_EQ(defaults->routing, ReplicaRouting::kLeastTokens);
+  EXPECT_FALSE(defaults->split_layers);
+  const StatusOr<BenchConfig> split =
+      Parse("scheduler:\n  devices: [cpu:0, vulkan:0]\n  split: layers\n  layer_split: [3, 1]\n");
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  EXPECT_TRUE(split->split_layers);
+  EXPECT_EQ(split->layer_split, (std::vector<int64_t>{3, 1}));
 }
 
 TEST(BenchConfigErrorTest, DeviceListsAreNonEmptyListsWithoutRepeats) {
@@ -343,6 +349,11 @@ TEST(BenchConfigErrorTest, DeviceListsAreNonEmptyListsWithoutRepeats) {
                 "'devices' must be a non-empty list of devices, e.g. [cpu:0, vulkan:0]; got "
                 "'cpu:0'");
   ExpectInvalid("scheduler: {devices: [cpu:0, {a: 1}]}\n", "got an item a map");
+  ExpectInvalid("scheduler: {split: pipeline}\n",
+                "'split' must be one of: replicas, layers; got 'pipeline'");
+  ExpectInvalid("scheduler: {layer_split: [2, 0]}\n",
+                "'layer_split' must be a non-empty list of layer counts (integers >= 1), one per "
+                "device, e.g. [11, 11]; got an item '0'");
   ExpectInvalid("scheduler: {routing: random}\n",
                 "'routing' must be one of: least_tokens, round_robin; got 'random'");
 }

@@ -193,6 +193,30 @@ TEST(BenchReplicas, SimulatedAndRealDevicesTogetherAreRefused) {
   EXPECT_FALSE(none.ok());
 }
 
+TEST(BenchReplicas, ALayerSplitRunsOneModelOverBothDevices) {
+  BenchConfig config = LoadedConfig();
+  auto one = RunBench(config, OpenDevices({"sim:0"}), FixedPeaks());
+  config.split_layers = true;
+  config.layer_split = {1, 1};
+  auto split = RunBench(config, OpenDevices({"sim:0", "sim:1"}), FixedPeaks());
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_TRUE(split.ok()) << split.status().ToString();
+  EXPECT_EQ(split->outputs, one->outputs);
+  ASSERT_EQ(split->devices.size(), 1u);
+  EXPECT_EQ(split->devices[0].device_id, "sim:0+sim:1");
+  for (const int d : split->request_devices) EXPECT_EQ(d, 0);
+  const nlohmann::json& parts = split->json["devices"][0]["layer_split"];
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[1]["device_id"], "sim:1");
+  EXPECT_EQ(parts[1]["first_layer"], 1);
+  EXPECT_GT(parts[1]["seconds"].get<double>(), 0);
+  EXPECT_EQ(split->json["scheduler"]["split"], "layers");
+  // The same peaks on both devices: their time-weighted mean is that peak.
+  EXPECT_DOUBLE_EQ(split->summary.peaks.measured_bandwidth_bytes_per_s, 1e10);
+  // A pipeline without overlap is no faster than one device of the same hardware.
+  EXPECT_GE(split->summary.duration_s, 0.95 * one->summary.duration_s);
+}
+
 // sim:1 fails after this many kernels: a few steps into the run, while it has requests running
 // and requests waiting.
 constexpr int kFailAfterKernels = 150;

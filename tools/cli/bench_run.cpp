@@ -173,6 +173,11 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
 
   HWINFER_RETURN_IF_ERROR(OpenBenchDevices(flags, config, *prepared));
 
+  if (!flags.split.empty()) config.split_layers = flags.split == "layers";
+  if (!flags.layer_split.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(config.layer_split,
+                             ParseLayerSplit(flags.layer_split, "--layer-split"));
+  }
   if (!flags.routing.empty()) {
     HWINFER_ASSIGN_OR_RETURN(config.routing, ParseReplicaRouting(flags.routing));
   }

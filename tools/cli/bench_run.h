@@ -23,6 +23,8 @@ struct BenchFlags {
   std::string device;          // --device: an exact device (cpu:0, a name or a UUID)
   std::string devices;         // --devices A,B: one replica per device ("" = the config's)
   std::string routing;         // --routing least_tokens|round_robin ("" = the config's)
+  std::string split;           // --split replicas|layers ("" = the config's)
+  std::string layer_split;     // --layer-split 11,11 ("" = the config's)
   std::string hardware_file;   // --hardware: spec peaks; also the sim plugin's `hardware` option
   std::string mode;            // --mode continuous|dynamic|static ("" = the config's)
   std::string kv_reservation;  // --kv-reservation paged|max_length ("" = the config's)

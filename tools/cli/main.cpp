@@ -47,15 +47,28 @@ CLI::Validator SeedValue() {
       "SEED >= 0");
 }
 
-// -m/--model, --backend, --device, --kv-dtype, --max-batch-tokens and --no-decode-graphs
-// (generate, bench-model).
+// -m/--model, --backend, --device, --devices, --split, --layer-split, --kv-dtype,
+// --max-batch-tokens and --no-decode-graphs (generate, bench-model).
 void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
   command->add_option("-m,--model", options.model_path, "GGUF model file (llama architecture)")
       ->required();
   CLI::Option* backend =
       command->add_option("--backend", options.backend, "Run on this backend's first device");
-  command->add_option("--device", options.device, "Run on this device (cpu:0, a name or a UUID)")
-      ->excludes(backend);
+  CLI::Option* device =
+      command
+          ->add_option("--device", options.device, "Run on this device (cpu:0, a name or a UUID)")
+          ->excludes(backend);
+  command
+      ->add_option("--devices", options.devices,
+                   "Run one model over several devices, comma-separated (cpu:0,vulkan:0), with "
+                   "--split layers")
+      ->excludes(backend)
+      ->excludes(device);
+  command->add_option("--split", options.split, "With --devices: layers (a range of layers each)")
+      ->check(CLI::IsMember({"layers"}));
+  command->add_option("--layer-split", options.layer_split,
+                      "Layers per device with --split layers, comma-separated (default: in "
+                      "proportion to each device's free memory)");
   command->add_option("--kv-dtype", options.kv_dtype, "KV cache type: f16 or i8")
       ->check(CLI::IsMember({"f16", "i8"}));
   command
@@ -81,6 +94,14 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
   command->add_option("--devices", flags.devices,
                       "One model replica per device, comma-separated (cpu:0,vulkan:0); each "
                       "request runs on one (docs/multi-device.md)");
+  command
+      ->add_option("--split", flags.split,
+                   "With several devices: replicas (one model each, the default) | layers (one "
+                   "model over all, a range of layers each)")
+      ->check(CLI::IsMember({"replicas", "layers"}));
+  command->add_option("--layer-split", flags.layer_split,
+                      "Layers per device with --split layers, comma-separated (default: in "
+                      "proportion to each device's free memory)");
   command
       ->add_option("--routing", flags.routing,
                    "Which replica a request goes to: least_tokens (fewest outstanding tokens) "

@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+
+#include "bench_run.h"
 
 namespace hwinfer::cli {
 
@@ -54,8 +57,27 @@ StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
                                                  const RunSize& size) {
   auto opened = std::make_unique<OpenedModel>();
   HWINFER_ASSIGN_OR_RETURN(opened->registry, BuildRegistry(global));
-  HWINFER_ASSIGN_OR_RETURN(const RegisteredDevice* target,
-                           SelectDevice(opened->registry, options.device, options.backend));
+  std::vector<std::shared_ptr<Device>> devices;
+  if (!options.devices.empty()) {
+    if (options.split != "layers") {
+      return InvalidArgument(
+          "--devices runs one model over several devices here: add --split layers (replicas "
+          "are for hwinfer bench and serve)");
+    }
+    HWINFER_ASSIGN_OR_RETURN(devices, OpenDevicesFlag(opened->registry, options.devices));
+  } else {
+    if (!options.split.empty() || !options.layer_split.empty()) {
+      return InvalidArgument("--split and --layer-split need --devices A,B");
+    }
+    HWINFER_ASSIGN_OR_RETURN(const RegisteredDevice* target,
+                             SelectDevice(opened->registry, options.device, options.backend));
+    HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Device> device, opened->registry.Open(*target));
+    devices.push_back(std::move(device));
+  }
+  std::vector<int64_t> layer_counts;
+  if (!options.layer_split.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(layer_counts, ParseLayerSplit(options.layer_split, "--layer-split"));
+  }
   HWINFER_ASSIGN_OR_RETURN(auto model, LlamaModel::Open(options.model_path));
   ExecutorOptions executor_options;
   HWINFER_ASSIGN_OR_RETURN(executor_options.kv_cache_tokens,
@@ -64,10 +86,29 @@ StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
   executor_options.max_sequences = size.sequences;
   executor_options.kv_dtype = options.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
   executor_options.decode_graphs = options.decode_graphs;
-  HWINFER_ASSIGN_OR_RETURN(opened->device, opened->registry.Open(*target));
-  HWINFER_ASSIGN_OR_RETURN(opened->executor,
-                           LlamaExecutor::Create(opened->device, model, executor_options));
+  opened->device = devices.front();
+  HWINFER_ASSIGN_OR_RETURN(
+      opened->executor,
+      LlamaExecutor::CreateSplit(devices, model, executor_options, std::move(layer_counts)));
   return opened;
+}
+
+StatusOr<std::vector<int64_t>> ParseLayerSplit(const std::string& text, const std::string& flag) {
+  std::vector<int64_t> counts;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
+    int64_t value = 0;
+    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
+    if (item.empty() || error != std::errc() || end != item.data() + item.size() || value < 1) {
+      return InvalidArgument(flag + " '" + text +
+                             "' must be positive layer counts separated by commas, e.g. 11,11");
+    }
+    counts.push_back(value);
+    if (comma == std::string::npos) return counts;
+    start = comma + 1;
+  }
 }
 
 }  // namespace hwinfer::cli

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli_common.h"
 #include "hwinfer/llama_executor.h"
@@ -11,9 +12,12 @@
 namespace hwinfer::cli {
 
 struct ModelRunOptions {
-  std::string model_path;  // -m
-  std::string backend;     // --backend NAME: its first device
-  std::string device;      // --device SELECTOR ("cpu:0", a name, a UUID)
+  std::string model_path;   // -m
+  std::string backend;      // --backend NAME: its first device
+  std::string device;       // --device SELECTOR ("cpu:0", a name, a UUID)
+  std::string devices;      // --devices A,B: one model over several (needs split "layers")
+  std::string split;        // --split layers
+  std::string layer_split;  // --layer-split 11,11: layers per device ("" = by free memory)
   std::string kv_dtype = "f16";
   int64_t max_batch_tokens = 512;
   bool decode_graphs = true;  // --no-decode-graphs turns decode-graph replay off
@@ -21,7 +25,7 @@ struct ModelRunOptions {
 
 struct OpenedModel {
   Registry registry;
-  std::shared_ptr<Device> device;
+  std::shared_ptr<Device> device;  // the first device
   std::unique_ptr<LlamaExecutor> executor;
 };
 
@@ -32,6 +36,9 @@ struct RunSize {
   int64_t prompt_tokens = 1;
   int64_t new_tokens = 1;
 };
+
+// "11,11" -> {11, 11}; InvalidArgument naming |flag| for anything but positive integers.
+StatusOr<std::vector<int64_t>> ParseLayerSplit(const std::string& text, const std::string& flag);
 
 // The device |device| names, else |backend|'s first, else the registry's first; NotFound naming
 // the devices there are (|where| follows the backend's name: " (named by FILE)").

@@ -51,6 +51,11 @@ StatusOr<std::unique_ptr<ServeSetup>> Prepare(const GlobalOptions& global,
     flags.routing = options.routing;
     flags.no_probe = true;
     HWINFER_ASSIGN_OR_RETURN(auto prepared, PrepareBench(global, flags));
+    if (prepared->config.split_layers && prepared->devices.size() > 1) {
+      return InvalidArgument(options.config_file +
+                             ": scheduler.split: layers is for generate and bench for now; serve "
+                             "runs one replica per device (split: replicas)");
+    }
     setup->registry = std::move(prepared->registry);
     setup->devices = prepared->devices;
     setup->routing = prepared->config.routing;

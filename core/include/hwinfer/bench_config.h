@@ -43,6 +43,8 @@
 //     devices: [cpu:0, vulkan:0]    # one model replica per device (docs/multi-device.md); each
 //                                   #   request goes to one: routing least_tokens | round_robin
 //     routing: least_tokens
+//     split: replicas               # | layers: the devices run one model together, a range of
+//     layer_split: [11, 11]         #   layers each (default: by free memory); routing unused
 //     kv_cache_tokens: 0            # 0 = fit `memory_utilization` of the device memory after the
 //     memory_utilization: 0.9       #   weights and activations (capped by the workload, see
 //     bench_runner.h)
@@ -103,6 +105,10 @@ struct BenchConfig {
   // one device that backend/device pick.
   std::vector<std::string> devices;
   ReplicaRouting routing = ReplicaRouting::kLeastTokens;
+  // scheduler.split: layers = one model over |devices|, layer_split layers each (empty: by free
+  // memory; LlamaExecutor::CreateSplit); false = one replica per device.
+  bool split_layers = false;
+  std::vector<int64_t> layer_split;
 };
 
 // Reads the benchmark sections of |path| (the runtime section is left to LoadRuntimeConfig).

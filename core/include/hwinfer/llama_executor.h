@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +41,7 @@ namespace hwinfer {
 
 namespace executor_internal {
 struct StepShape;
+struct Stage;
 }  // namespace executor_internal
 
 // Upper bounds of ExecutorOptions: far past any real run, low enough that nothing sized by them
@@ -87,6 +89,9 @@ struct StepStats {
   CostTotals cost;
   int64_t kernels = 0;
   double device_seconds = 0;
+  // Per device of a layer split, in layer order, its part of device_seconds (one entry with one
+  // device).
+  std::vector<double> stage_seconds;
   bool graph_replayed = false;  // the kernels ran as one replay of a captured decode graph
   bool graph_captured = false;  // ... and that graph was captured by this step
 };
@@ -101,6 +106,24 @@ class LlamaExecutor {
   static StatusOr<std::unique_ptr<LlamaExecutor>> Create(std::shared_ptr<Device> device,
                                                          std::shared_ptr<const LlamaModel> model,
                                                          const ExecutorOptions& options = {});
+  // The layers split over several devices (a pipeline, docs/multi-device.md): device i runs
+  // |layer_counts|[i] consecutive layers (each >= 1, summing to the model's; empty: in proportion
+  // to each device's free memory), the first also the embedding, the last the output norm and
+  // projection. Each holds its layers' weights and KV pools (one block table for all: the same
+  // KvBlockManager); each step runs the devices in turn, handing the residual stream [T, d] (and
+  // the pending projection) from one to the next through host memory. Greedy tokens equal a
+  // one-device run's on the same backends. Decode graphs are not used across several devices.
+  // Errors: Create's, per device (naming it), InvalidArgument for bad |layer_counts| or a device
+  // given twice.
+  // How many layers each device of a split takes: |layer_counts| checked (each >= 1, summing to
+  // |n_layers|), or, empty, in proportion to each device's free memory (its total where it reports
+  // none; equal shares where none reports memory), each at least one.
+  static StatusOr<std::vector<int64_t>> SplitLayers(
+      const std::vector<std::shared_ptr<Device>>& devices, int64_t n_layers,
+      std::vector<int64_t> layer_counts = {});
+  static StatusOr<std::unique_ptr<LlamaExecutor>> CreateSplit(
+      const std::vector<std::shared_ptr<Device>>& devices, std::shared_ptr<const LlamaModel> model,
+      const ExecutorOptions& options = {}, std::vector<int64_t> layer_counts = {});
   ~LlamaExecutor();
 
   // The device memory Create would allocate for |shape| and |options| (besides the weights).
@@ -127,20 +150,43 @@ class LlamaExecutor {
   // The scheduler plans against (and releases sequences in) the same manager the steps append to.
   KvBlockManager* mutable_kv() { return &kv_; }
   const StepStats& last_step() const { return last_step_; }
-  const LlamaModel& model() const { return weights_->model(); }
-  const LlamaWeights& weights() const { return *weights_; }
+  const LlamaModel& model() const { return *model_; }
+  // The first device's weights (with one device: all of them).
+  const LlamaWeights& weights() const;
   const ExecutorOptions& options() const { return options_; }
   // How many decode graphs have been captured (one per batch size seen; 0 without graphs).
   size_t decode_graphs_captured() const;
   // True when rope and kv_append run as the device's fused rope_kv_append kernel.
   bool fuses_rope_kv_append() const;
-  Device& device() const { return *device_; }
+  Device& device() const { return *device_; }  // the first device
+  // Every device, in layer order, with the layers [first, end) each runs.
+  struct DeviceLayers {
+    std::shared_ptr<Device> device;
+    int64_t first_layer = 0, end_layer = 0;
+  };
+  std::vector<DeviceLayers> device_layers() const;
   // KV cache bytes per token (all layers, K and V, scales included for I8).
   double kv_bytes_per_token() const;
 
  private:
   struct Impl;
   LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptions& options, int32_t num_blocks);
+  // CreateSplit's parts for one device: its stream, events, weights, activations and KV pools
+  // (memory checked first); then the kernels of its part of the model asked for.
+  static Status OpenStage(Impl& impl, executor_internal::Stage& stage,
+                          const std::shared_ptr<const LlamaModel>& model,
+                          const ExecutorOptions& options, const ExecutorMemory& memory,
+                          int32_t num_blocks, bool whole_model);
+  static Status QueryStageKernels(Impl& impl, executor_internal::Stage& stage, const ModelShape& m,
+                                  const ExecutorOptions& options, int32_t num_blocks);
+  // Runs |stage|'s part of the step on its stream and waits for it: the I32 upload, the previous
+  // stage's residual and pending projection (unless |first|), its kernels (each counted by
+  // |count|), then the hand-off to the next stage or, on the last, the logits of the |wanted|
+  // rows. Returns its device time in seconds.
+  StatusOr<double> RunStage(
+      executor_internal::Stage& stage, bool first, const executor_internal::StepShape& shape,
+      const std::vector<int64_t>& wanted,
+      const std::function<Status(const hwinfer_kernel_desc&, const char*)>& count);
   // The decode graph for |shape|'s batch size, captured on first use.
   StatusOr<const Graph*> DecodeGraph(const executor_internal::StepShape& shape);
   // Enqueues the device copy of KV block |from| to |to| in every layer (copy-on-write).
@@ -151,7 +197,7 @@ class LlamaExecutor {
   std::shared_ptr<Device> device_;
   ExecutorOptions options_;
   KvBlockManager kv_;
-  std::unique_ptr<LlamaWeights> weights_;
+  std::shared_ptr<const LlamaModel> model_;
   std::unique_ptr<Impl> impl_;
   StepStats last_step_;
   int64_t steps_run_ = 0;  // steps that completed, for naming a step in errors

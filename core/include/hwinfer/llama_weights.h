@@ -38,13 +38,26 @@ struct LlamaLayerWeights {
   DeviceTensor attn_norm, wq, wk, wv, wo, ffn_norm, w_gate, w_up, w_down;
 };
 
+// Which tensors a device holds when the layers are split over several (docs/multi-device.md):
+// layers [first_layer, end_layer), the token embedding and the output norm and projection.
+struct WeightRange {
+  int64_t first_layer = 0;
+  int64_t end_layer = -1;  // -1: the last layer
+  bool embedding = true;
+  bool output = true;
+};
+
 class LlamaWeights {
  public:
-  // Places every tensor of |model| on |device|, using |stream| for uploads (synchronised before
-  // returning). Keeps |model| alive (the imported mapping belongs to it).
+  // Places the tensors of |model| that |range| names (default: every tensor) on |device|, using
+  // |stream| for uploads (synchronised before returning); the others stay empty DeviceTensors
+  // (layers keeps one entry per model layer). A device that cannot import host memory gets one
+  // upload of the whole data section when it holds every tensor, else a buffer per tensor it
+  // holds. Keeps |model| alive (the imported mapping belongs to it).
   static StatusOr<std::unique_ptr<LlamaWeights>> Place(const std::shared_ptr<Device>& device,
                                                        std::shared_ptr<const LlamaModel> model,
-                                                       Stream& stream);
+                                                       Stream& stream,
+                                                       const WeightRange& range = {});
 
   const LlamaModel& model() const { return *model_; }
   // True when the weights are the imported file mapping (no copy was made).

@@ -41,7 +41,7 @@ const std::vector<std::string_view> kWorkloadKeys = {
 const std::vector<std::string_view> kSchedulerKeys = {
     "mode",          "kv_reservation", "max_batch_tokens", "max_sequences",   "batch_timeout_ms",
     "ageing_s",      "kv_block_size",  "kv_dtype",         "kv_cache_tokens", "memory_utilization",
-    "decode_graphs", "devices",        "routing"};
+    "decode_graphs", "devices",        "routing",          "split",           "layer_split"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
 const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens",
@@ -59,6 +59,7 @@ const std::vector<std::string_view> kKvReservations = {"paged", "max_length"};
 const std::vector<std::string_view> kKvDtypes = {"f16", "i8"};
 // Same names and order as ReplicaRouting (hwinfer/replica_routing.h).
 const std::vector<std::string_view> kRoutings = {"least_tokens", "round_robin"};
+const std::vector<std::string_view> kSplits = {"replicas", "layers"};
 
 constexpr double kSecondsPerMs = 1e-3;
 constexpr double kMaxBatchTimeoutMs = 86400e3;
@@ -413,6 +414,26 @@ StatusOr<std::vector<std::string>> ReadDeviceList(const ParseContext& ctx, const
   return devices;
 }
 
+// scheduler.layer_split: a non-empty list of layer counts, each >= 1.
+StatusOr<std::vector<int64_t>> ReadLayerSplit(const ParseContext& ctx, const MapEntry& entry) {
+  const std::string expected =
+      "'layer_split' must be a non-empty list of layer counts (integers >= 1), one per device, "
+      "e.g. [11, 11]; got ";
+  if (!entry.value.IsSequence() || entry.value.size() == 0) {
+    return ErrorAt(ValueLocation(ctx.file, entry), expected + Describe(entry.value));
+  }
+  std::vector<int64_t> counts;
+  for (const YAML::Node& item : entry.value) {
+    const std::optional<int64_t> count =
+        item.IsScalar() ? config_internal::ParseInteger(item.Scalar()) : std::nullopt;
+    if (!count || *count < 1 || *count > 1000000) {
+      return ErrorAt(LocationOf(ctx.file, item), expected + "an item " + Describe(item));
+    }
+    counts.push_back(*count);
+  }
+  return counts;
+}
+
 Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConfig& config) {
   HWINFER_ASSIGN_OR_RETURN(
       const std::vector<MapEntry> entries,
@@ -462,6 +483,11 @@ Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConf
       HWINFER_ASSIGN_OR_RETURN(config.decode_graphs, config_internal::GetBool(ctx.file, entry));
     } else if (entry.key == "devices") {
       HWINFER_ASSIGN_OR_RETURN(config.devices, ReadDeviceList(ctx, entry));
+    } else if (entry.key == "split") {
+      HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kSplits));
+      config.split_layers = index == 1;
+    } else if (entry.key == "layer_split") {
+      HWINFER_ASSIGN_OR_RETURN(config.layer_split, ReadLayerSplit(ctx, entry));
     } else if (entry.key == "routing") {
       HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kRoutings));
       config.routing = static_cast<ReplicaRouting>(index);

@@ -37,13 +37,41 @@ std::vector<TokenLogit> TopLogits(const std::vector<float>& logits, int32_t k) {
 
 BenchReplica::BenchReplica(int index, std::shared_ptr<Device> device,
                            std::unique_ptr<LlamaExecutor> executor,
-                           std::unique_ptr<Scheduler> scheduler, PeakRates peaks)
+                           std::unique_ptr<Scheduler> scheduler,
+                           std::vector<PeakRates> device_peaks)
     : index_(index),
       device_(std::move(device)),
       executor_(std::move(executor)),
       scheduler_(std::move(scheduler)),
-      peaks_(std::move(peaks)),
-      sampler_(SamplingParams{}) {}
+      device_peaks_(std::move(device_peaks)),
+      stage_seconds_(device_peaks_.size(), 0.0),
+      sampler_(SamplingParams{}) {
+  for (const LlamaExecutor::DeviceLayers& part : executor_->device_layers()) {
+    name_ += (name_.empty() ? "" : "+") + part.device->id();
+  }
+}
+
+PeakRates BenchReplica::peaks() const {
+  if (device_peaks_.size() == 1) return device_peaks_.front();
+  PeakRates combined = device_peaks_.front();
+  double total = 0;
+  for (const double seconds : stage_seconds_) total += seconds;
+  // The time-weighted mean of one rate; unknown (0) when a device that ran has it unknown.
+  auto weighted = [&](double PeakRates::*rate) {
+    double sum = 0;
+    for (size_t d = 0; d < device_peaks_.size(); ++d) {
+      if (device_peaks_[d].*rate <= 0) return 0.0;
+      sum += stage_seconds_[d] * (device_peaks_[d].*rate);
+    }
+    return total > 0 ? sum / total : 0.0;
+  };
+  combined.spec_bandwidth_bytes_per_s = weighted(&PeakRates::spec_bandwidth_bytes_per_s);
+  combined.measured_bandwidth_bytes_per_s = weighted(&PeakRates::measured_bandwidth_bytes_per_s);
+  combined.spec_flops = weighted(&PeakRates::spec_flops);
+  combined.measured_flops = weighted(&PeakRates::measured_flops);
+  combined.spec_source = "the peaks of " + name_ + " weighted by the time each device's layers ran";
+  return combined;
+}
 
 bool BenchReplica::Admit(const WorkloadRequest& w, RunRecords& records) {
   const auto id = static_cast<size_t>(w.id);
@@ -105,6 +133,10 @@ StatusOr<StepOutcome> BenchReplica::RunStep(double t, bool more_arrivals, bool v
       unfinished_.erase(event.request);
       ++outcome.finished;
     }
+  }
+  const std::vector<double>& stage_seconds = executor_->last_step().stage_seconds;
+  for (size_t d = 0; d < stage_seconds.size() && d < stage_seconds_.size(); ++d) {
+    stage_seconds_[d] += stage_seconds[d];
   }
   steps_.push_back(StepRecordOf(plan, *executor_, step_start, step_end));
   step_time_s_ += step_end - step_start;

@@ -44,8 +44,9 @@ struct StepOutcome {
 
 class BenchReplica {
  public:
+  // |device_peaks|: one per device of the executor (several for a layer split), in layer order.
   BenchReplica(int index, std::shared_ptr<Device> device, std::unique_ptr<LlamaExecutor> executor,
-               std::unique_ptr<Scheduler> scheduler, PeakRates peaks);
+               std::unique_ptr<Scheduler> scheduler, std::vector<PeakRates> device_peaks);
 
   // Queues request |w| here. A request that can never run (too long for the model, more KV than
   // this device's cache) is recorded as failed with the reason; returns false then.
@@ -62,11 +63,18 @@ class BenchReplica {
   std::vector<int64_t> Abandon(const std::string& reason, RunRecords& records);
 
   int index() const { return index_; }
-  Device& device() const { return *device_; }
+  Device& device() const { return *device_; }  // the first device
+  // "cpu:0", or for a layer split "cpu:0+vulkan:0".
+  const std::string& name() const { return name_; }
+  // The peaks the replica's utilisation is against: its device's; for a layer split each device's
+  // peak weighted by the time its layers ran so far (a rate is unknown where a device's is).
+  PeakRates peaks() const;
+  const std::vector<PeakRates>& device_peaks() const { return device_peaks_; }
+  // Per device of a layer split, the seconds its layers ran over the run.
+  const std::vector<double>& stage_seconds() const { return stage_seconds_; }
   const std::shared_ptr<Device>& device_ptr() const { return device_; }
   const LlamaExecutor& executor() const { return *executor_; }
   const Scheduler& scheduler() const { return *scheduler_; }
-  const PeakRates& peaks() const { return peaks_; }
   const std::vector<StepRecord>& steps() const { return steps_; }
   int64_t outstanding_tokens() const { return outstanding_; }
   int64_t unfinished() const { return static_cast<int64_t>(unfinished_.size()); }
@@ -80,7 +88,9 @@ class BenchReplica {
   std::shared_ptr<Device> device_;
   std::unique_ptr<LlamaExecutor> executor_;
   std::unique_ptr<Scheduler> scheduler_;
-  PeakRates peaks_;
+  std::vector<PeakRates> device_peaks_;
+  std::vector<double> stage_seconds_;
+  std::string name_;
   Sampler sampler_;
   std::set<int64_t> unfinished_;  // request ids routed here and not yet finished
   std::vector<StepRecord> steps_;

@@ -81,21 +81,23 @@ int64_t SequenceKvTokens(const SchedulerOptions& so, const std::vector<WorkloadR
 // weights and activations, capped at what max_sequences sequences of |longest_request| tokens
 // (SequenceKvTokens) could ever hold: sized by what the run needs, never by the model's context
 // length alone (unless the run reserves it).
+// |share|: the fraction of the model's layers the device holds (a layer split; 1 otherwise):
+// it holds that share of the weights and of every token's KV.
 StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const ExecutorOptions& eo,
                                 const LlamaModel& model, const Device& device,
-                                int64_t longest_request) {
+                                int64_t longest_request, double share = 1.0) {
   const ModelShape& m = model.shape();
   const int64_t sequences = config.scheduler.max_sequences;
   const int64_t cap = longest_request > kMaxKvCacheTokens / sequences ? kMaxKvCacheTokens
                                                                       : sequences * longest_request;
   if (config.kv_cache_tokens > 0) return config.kv_cache_tokens;
-  const double per_token = m.KvBytesPerToken(eo.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0);
+  const double per_token = share * m.KvBytesPerToken(eo.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0);
   const double memory = static_cast<double>(device.info().memory_total_bytes);
   if (memory <= 0) return cap;
   ExecutorOptions sized = eo;
   sized.kv_cache_tokens = cap;
   const double left = memory * config.memory_utilization -
-                      static_cast<double>(model.weight_bytes()) -
+                      share * static_cast<double>(model.weight_bytes()) -
                       LlamaExecutor::MemoryNeeded(m, sized).activation_bytes;
   const double fit = std::max(left / per_token, 0.0);
   if (fit < static_cast<double>(longest_request)) {
@@ -104,7 +106,7 @@ StatusOr<int64_t> KvCacheTokens(const BenchConfig& config, const ExecutorOptions
         "({:.2f} GiB) holds {:.0f} KV tokens, less than {} ({} tokens); lower "
         "scheduler.max_batch_tokens or the request lengths, raise "
         "scheduler.memory_utilization or set scheduler.kv_cache_tokens",
-        device.id(), static_cast<double>(model.weight_bytes()) / (1 << 30),
+        device.id(), share * static_cast<double>(model.weight_bytes()) / (1 << 30),
         100 * config.memory_utilization, memory / (1 << 30), fit,
         config.scheduler.kv_reservation == KvReservation::kMaxLength
             ? "the max_model_len every sequence reserves (scheduler.kv_reservation: max_length)"
@@ -369,24 +371,46 @@ ExecutorOptions ExecutorOptionsOf(const BenchConfig& config) {
   return eo;
 }
 
-// One device's replica: its KV cache sized for it, executor, scheduler and peaks.
+// One replica: on one device, or (a layer split) on several running one model together. Its KV
+// cache is sized for its devices (each holds its layers' share), then its executor, scheduler and
+// each device's peaks.
 StatusOr<std::unique_ptr<BenchReplica>> CreateReplica(
-    int index, const std::shared_ptr<Device>& device,
+    int index, const std::vector<std::shared_ptr<Device>>& devices,
     const std::shared_ptr<const LlamaModel>& model, ExecutorOptions eo, const SchedulerOptions& so,
     const BenchConfig& config, const std::vector<WorkloadRequest>& workload,
     const BenchRunOptions& options) {
-  HWINFER_ASSIGN_OR_RETURN(
-      eo.kv_cache_tokens,
-      KvCacheTokens(config, eo, *model, *device, SequenceKvTokens(so, workload, eo.kv_block_size)));
-  HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<LlamaExecutor> executor,
-                           LlamaExecutor::Create(device, model, eo));
+  const int64_t n_layers = model->shape().n_layers;
+  std::vector<int64_t> counts = {n_layers};
+  if (devices.size() > 1) {
+    HWINFER_ASSIGN_OR_RETURN(counts,
+                             LlamaExecutor::SplitLayers(devices, n_layers, config.layer_split));
+  }
+  const int64_t longest = SequenceKvTokens(so, workload, eo.kv_block_size);
+  eo.kv_cache_tokens = kMaxKvCacheTokens;
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const double share = static_cast<double>(counts[i]) / static_cast<double>(n_layers);
+    HWINFER_ASSIGN_OR_RETURN(const int64_t tokens,
+                             KvCacheTokens(config, eo, *model, *devices[i], longest, share));
+    eo.kv_cache_tokens = std::min(eo.kv_cache_tokens, tokens);
+  }
+  std::unique_ptr<LlamaExecutor> executor;
+  if (devices.size() > 1) {
+    HWINFER_ASSIGN_OR_RETURN(executor, LlamaExecutor::CreateSplit(devices, model, eo, counts));
+  } else {
+    HWINFER_ASSIGN_OR_RETURN(executor, LlamaExecutor::Create(devices.front(), model, eo));
+  }
   HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<Scheduler> scheduler,
                            Scheduler::Create(so, executor->mutable_kv()));
-  HWINFER_ASSIGN_OR_RETURN(
-      PeakRates peaks, ModelPeaks(device, *model, options.hardware, options.probe_peaks,
-                                  options.measured_bandwidth_bytes_per_s, options.measured_flops));
-  return std::make_unique<BenchReplica>(index, device, std::move(executor), std::move(scheduler),
-                                        std::move(peaks));
+  std::vector<PeakRates> peaks;
+  for (const std::shared_ptr<Device>& device : devices) {
+    HWINFER_ASSIGN_OR_RETURN(
+        PeakRates device_peaks,
+        ModelPeaks(device, *model, options.hardware, options.probe_peaks,
+                   options.measured_bandwidth_bytes_per_s, options.measured_flops));
+    peaks.push_back(std::move(device_peaks));
+  }
+  return std::make_unique<BenchReplica>(index, devices.front(), std::move(executor),
+                                        std::move(scheduler), std::move(peaks));
 }
 
 RunRecords EmptyRecords(const std::vector<WorkloadRequest>& workload, int32_t top_logits) {
@@ -433,6 +457,22 @@ nlohmann::json ReplicaSchedulerJson(const BenchReplica& replica) {
           {"fused_rope_kv_append", executor.fuses_rope_kv_append()}};
 }
 
+// A layer split's devices: each one's layers, the seconds they ran, its device and peaks.
+nlohmann::json LayerSplitJson(const BenchReplica& replica) {
+  nlohmann::json parts = nlohmann::json::array();
+  const auto layers = replica.executor().device_layers();
+  for (size_t d = 0; d < layers.size(); ++d) {
+    nlohmann::json hardware = PeakRatesJson(replica.device_peaks()[d]);
+    parts.push_back({{"device_id", layers[d].device->id()},
+                     {"first_layer", layers[d].first_layer},
+                     {"end_layer", layers[d].end_layer},
+                     {"seconds", replica.stage_seconds()[d]},
+                     {"env", EnvJson(*layers[d].device)},
+                     {"hardware", std::move(hardware)}});
+  }
+  return parts;
+}
+
 // Each replica's requests and steps summarised against its own peaks.
 std::vector<DeviceResult> DeviceResults(const std::vector<std::unique_ptr<BenchReplica>>& replicas,
                                         const RunRecords& records, const BenchConfig& config,
@@ -450,7 +490,7 @@ std::vector<DeviceResult> DeviceResults(const std::vector<std::unique_ptr<BenchR
     inputs.kv_capacity_blocks = replica->executor().kv().num_blocks();
     inputs.kv_block_size = replica->executor().kv().block_size();
     DeviceResult result;
-    result.device_id = replica->device().id();
+    result.device_id = replica->name();
     result.requests = static_cast<int64_t>(inputs.requests.size());
     result.summary = SummarizeRun(inputs);
     result.summary.batching_mode = BatchingModeName(config.scheduler.mode);
@@ -462,6 +502,7 @@ std::vector<DeviceResult> DeviceResults(const std::vector<std::unique_ptr<BenchR
                    {"scheduler", ReplicaSchedulerJson(*replica)},
                    {"requests", result.requests},
                    {"failure", result.failure}};
+    if (replica->device_peaks().size() > 1) result.json["layer_split"] = LayerSplitJson(*replica);
     results.push_back(std::move(result));
   }
   return results;
@@ -528,12 +569,18 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config,
                            DrawBenchWorkload(config, options.dataset, tokenizer.get(),
                                              shape.vocab_size, so.max_model_len, &dataset_stats));
 
-  // ---- one replica per device ----
+  // ---- one replica per device, or one over every device (a layer split) ----
+  std::vector<std::vector<std::shared_ptr<Device>>> replica_devices;
+  if (config.split_layers) {
+    replica_devices.push_back(devices);
+  } else {
+    for (const auto& device : devices) replica_devices.push_back({device});
+  }
   std::vector<std::unique_ptr<BenchReplica>> replicas;
-  for (size_t i = 0; i < devices.size(); ++i) {
-    HWINFER_ASSIGN_OR_RETURN(
-        std::unique_ptr<BenchReplica> replica,
-        CreateReplica(static_cast<int>(i), devices[i], model, eo, so, config, workload, options));
+  for (size_t i = 0; i < replica_devices.size(); ++i) {
+    HWINFER_ASSIGN_OR_RETURN(std::unique_ptr<BenchReplica> replica,
+                             CreateReplica(static_cast<int>(i), replica_devices[i], model, eo, so,
+                                           config, workload, options));
     replicas.push_back(std::move(replica));
   }
 
@@ -592,7 +639,8 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config,
                        {"kv_block_size", eo.kv_block_size},
                        {"kv_dtype", config.kv_dtype},
                        {"decode_graphs", eo.decode_graphs},
-                       {"routing", ReplicaRoutingName(config.routing)}};
+                       {"routing", ReplicaRoutingName(config.routing)},
+                       {"split", config.split_layers ? "layers" : "replicas"}};
   json["scheduler"].update(ReplicaSchedulerJson(first));
   json["devices"] = nlohmann::json::array();
   for (const DeviceResult& d : result.devices) json["devices"].push_back(d.json);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <limits>
 #include <mutex>
@@ -23,8 +24,8 @@ constexpr double kInfinity = std::numeric_limits<double>::infinity();
 constexpr double kLongIdleSeconds = 60.0;
 
 std::string FailureReason(const BenchReplica& replica, const Status& status) {
-  return fmt::format("device {} failed at step {}: {}", replica.device().id(),
-                     replica.steps_run() + 1, status.ToString());
+  return fmt::format("device {} failed at step {}: {}", replica.name(), replica.steps_run() + 1,
+                     status.ToString());
 }
 
 // Takes |replica| out of the run after its step failed with |status|; requests it never scheduled
@@ -274,7 +275,7 @@ Status RunOnRealClock(const std::vector<std::unique_ptr<BenchReplica>>& replicas
       if (shared.more && !front.more()) shared.more = false;
       shared.changed.notify_all();
       const double next = front.next_arrival_s();
-      if (next - now > kLongIdleSeconds && next != announced_wake) {
+      if (std::isfinite(next) && next - now > kLongIdleSeconds && next != announced_wake) {
         announced_wake = next;
         Log(LogLevel::kWarning, "bench",
             fmt::format("nothing to run for {:.0f} s, until the next arrival at t = {:.1f} s",

@@ -2,8 +2,9 @@
 // bookkeeping: validation, KV appends, uploads, logits) and llama_forward.cpp (the kernel
 // descriptors of one forward pass).
 //
-// Device memory: one activation buffer laid out by ActivationLayout for the largest step
-// (max_batch_tokens T, max_sequences S), and per layer a K and a V pool (+ scales for I8).
+// Device memory: one activation buffer per stage (device) laid out by ActivationLayout for the
+// largest step (max_batch_tokens T, max_sequences S), and per layer a K and a V pool (+ scales for
+// I8) on the device of the layer.
 // Every per-step integer array lives in one contiguous I32 region so a step uploads it with one
 // host-to-device copy.
 #pragma once
@@ -11,10 +12,12 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "hwinfer/device.h"
 #include "hwinfer/llama_executor.h"
+#include "hwinfer/llama_weights.h"
 
 namespace hwinfer::executor_internal {
 
@@ -78,35 +81,54 @@ Status CheckDeviceMemory(const Device& device, const ModelShape& m, const Execut
 
 namespace hwinfer {
 
-struct LlamaExecutor::Impl {
+namespace executor_internal {
+
+// One device's part of the model (layer split, docs/multi-device.md; one stage holds everything
+// on one device): its layers [first_layer, end_layer), the embedding on the first stage, the output
+// norm and projection on the last, their weights and KV pools, and a full activation buffer.
+struct Stage {
+  std::shared_ptr<Device> device;
   Stream stream;
-  Event step_start, step_end;  // around each step's work, for StepStats::device_seconds
+  Event start, end;  // around the stage's work in each step
   Buffer activations;
-  executor_internal::ActivationLayout layout;
+  std::unique_ptr<LlamaWeights> weights;  // this stage's tensors only
+  std::vector<LayerKv> kv;                // [end_layer - first_layer]
+  int64_t first_layer = 0, end_layer = 0;
+  bool last = true;
+  bool fuse_rope_kv_append = false;  // the device runs rope_kv_append (asked at Create)
+  bool first() const { return first_layer == 0; }
+};
+
+}  // namespace executor_internal
+
+struct LlamaExecutor::Impl {
+  executor_internal::ActivationLayout layout;  // the same in every stage's buffer
   executor_internal::IntLayout ints;
-  std::vector<executor_internal::LayerKv> kv;
   int64_t max_blocks_per_seq = 0;
   uint32_t kv_dtype = HWINFER_DTYPE_F16;
+  std::vector<executor_internal::Stage> stages;  // in layer order
 
   // Host staging, alive until the step's final synchronize.
   std::vector<int32_t> host_ints;
   std::vector<float> host_logits;
-  std::vector<float> zero_scales;  // [Hkv] zeros: a fresh I8 block starts at scale 0
+  std::vector<float> host_boundary;  // [2, T, d]: residual and proj handed to the next stage
+  std::vector<float> zero_scales;    // [Hkv] zeros: a fresh I8 block starts at scale 0
 
-  bool fuse_rope_kv_append = false;  // the device runs rope_kv_append (asked at Create)
-  bool use_graphs = false;           // options.decode_graphs and the device can capture
+  bool use_graphs = false;  // options.decode_graphs, one stage, and the device can capture
   // Decode graphs by batch size. Declared last: destroyed first, before the buffers they use (the
-  // executor's destructor synchronizes the stream first, so no replay is queued).
+  // executor's destructor synchronizes the streams first, so no replay is queued).
   std::map<int64_t, Graph> decode_graphs;
 
-  // The kernels of one forward pass for |shape|, up to the output norm (the I32 region must already
-  // hold its arrays).
-  Status EmitForward(const LlamaWeights& weights, const ExecutorOptions& options,
+  // The kernels of |stage|'s part of one forward pass for |shape|: the embedding on the first
+  // stage, its layers, the output norm on the last (the I32 region must already hold its arrays;
+  // a later stage's residual and proj rows the previous stage's).
+  Status EmitForward(const executor_internal::Stage& stage, const ExecutorOptions& options,
                      int32_t num_blocks, const executor_internal::StepShape& shape,
                      const executor_internal::KernelSink& sink) const;
-  // The output projection of the rows the step wants logits for (after EmitForward and the
-  // copies of those rows into layout.last).
-  Status EmitLogits(const LlamaWeights& weights, const executor_internal::StepShape& shape,
+  // The output projection of the rows the step wants logits for (on the last stage, after
+  // EmitForward and the copies of those rows into layout.last).
+  Status EmitLogits(const executor_internal::Stage& stage,
+                    const executor_internal::StepShape& shape,
                     const executor_internal::KernelSink& sink) const;
 };
 

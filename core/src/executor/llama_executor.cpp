@@ -19,64 +19,10 @@
 
 namespace hwinfer {
 
-using executor_internal::ActivationLayout;
 using executor_internal::IntLayout;
 using executor_internal::KernelSink;
+using executor_internal::Stage;
 using executor_internal::StepShape;
-
-namespace {
-
-constexpr uint64_t kAlignment = 256;
-
-uint64_t AlignUp(uint64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
-
-ActivationLayout LayoutActivations(const ModelShape& m, int64_t T, int64_t S, int64_t int_count) {
-  ActivationLayout L;
-  uint64_t next = 0;
-  auto take = [&next](int64_t rows, int64_t cols) {
-    const uint64_t offset = next;
-    next = AlignUp(next + static_cast<uint64_t>(rows * cols) * 4);
-    return offset;
-  };
-  const int64_t q_dim = m.n_heads * m.head_dim(), kv_dim = m.n_kv_heads * m.head_dim();
-  L.residual = take(T, m.d_model);
-  L.normed = take(T, m.d_model);
-  L.q = take(T, q_dim);
-  L.k = take(T, kv_dim);
-  L.v = take(T, kv_dim);
-  L.attn = take(T, q_dim);
-  L.proj = take(T, m.d_model);
-  L.gate = take(T, m.ffn_dim);
-  L.up = take(T, m.ffn_dim);
-  L.act = take(T, m.ffn_dim);
-  L.last = take(S, m.d_model);
-  L.logits = take(S, m.vocab_size);
-  L.ints = take(1, int_count);
-  L.total = next;
-  return L;
-}
-
-IntLayout LayoutInts(int64_t T, int64_t S, int64_t max_blocks) {
-  IntLayout I;
-  int64_t next = 0;
-  auto take = [&next](int64_t count) {
-    const int64_t offset = next;
-    next += count;
-    return offset;
-  };
-  I.ids = take(T);
-  I.positions = take(T);
-  I.slots = take(T);
-  I.query_start = take(S + 1);
-  I.prefill_context = take(S);
-  I.prefill_tables = take(S * max_blocks);
-  I.decode_context = take(S);
-  I.decode_tables = take(S * max_blocks);
-  I.total = next;
-  return I;
-}
-
-}  // namespace
 
 Status ExecutorOptions::Validate() const {
   if (max_batch_tokens < 1) {
@@ -118,12 +64,30 @@ LlamaExecutor::LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptio
 
 LlamaExecutor::~LlamaExecutor() {
   // No graph may be destroyed while a replay of it is queued (a failed step can leave one).
-  if (impl_ != nullptr && impl_->stream.handle() != nullptr) (void)impl_->stream.Synchronize();
+  if (impl_ == nullptr) return;
+  for (Stage& stage : impl_->stages) {
+    if (stage.stream.handle() != nullptr) (void)stage.stream.Synchronize();
+  }
 }
 
 size_t LlamaExecutor::decode_graphs_captured() const { return impl_->decode_graphs.size(); }
 
-bool LlamaExecutor::fuses_rope_kv_append() const { return impl_->fuse_rope_kv_append; }
+bool LlamaExecutor::fuses_rope_kv_append() const {
+  for (const executor_internal::Stage& stage : impl_->stages) {
+    if (!stage.fuse_rope_kv_append) return false;
+  }
+  return true;
+}
+
+const LlamaWeights& LlamaExecutor::weights() const { return *impl_->stages.front().weights; }
+
+std::vector<LlamaExecutor::DeviceLayers> LlamaExecutor::device_layers() const {
+  std::vector<DeviceLayers> layers;
+  for (const executor_internal::Stage& stage : impl_->stages) {
+    layers.push_back({stage.device, stage.first_layer, stage.end_layer});
+  }
+  return layers;
+}
 
 double LlamaExecutor::kv_bytes_per_token() const {
   const ModelShape& m = model().shape();
@@ -133,114 +97,6 @@ double LlamaExecutor::kv_bytes_per_token() const {
           ? 2.0 * static_cast<double>(m.n_layers * m.n_kv_heads) * 4.0 / options_.kv_block_size
           : 0.0;
   return m.KvBytesPerToken(element) + scales;
-}
-
-StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
-    std::shared_ptr<Device> device, std::shared_ptr<const LlamaModel> model,
-    const ExecutorOptions& options) {
-  HWINFER_RETURN_IF_ERROR(options.Validate().WithContext("executor options"));
-  const ModelShape& m = model->shape();
-  const int64_t bs = options.kv_block_size;
-  // Everything below is sized from these numbers: checked before anything is allocated.
-  const ExecutorMemory memory = MemoryNeeded(m, options);
-  const int64_t num_blocks64 = memory.kv_tokens / bs;
-  if (num_blocks64 > INT32_MAX) {
-    return InvalidArgument(fmt::format("a KV cache of {} tokens needs {} blocks of {}; at most {}",
-                                       memory.kv_tokens, num_blocks64, bs, INT32_MAX));
-  }
-  HWINFER_RETURN_IF_ERROR(executor_internal::CheckDeviceMemory(*device, m, memory, 0));
-  const auto num_blocks = static_cast<int32_t>(num_blocks64);
-  std::unique_ptr<LlamaExecutor> e(new LlamaExecutor(device, options, num_blocks));
-  Impl& impl = *e->impl_;
-  impl.kv_dtype = options.kv_dtype;
-  impl.max_blocks_per_seq = MaxBlocksPerSequence(m, options);
-  HWINFER_ASSIGN_OR_RETURN(impl.stream, device->CreateStream());
-  HWINFER_ASSIGN_OR_RETURN(impl.step_start, device->CreateEvent());
-  HWINFER_ASSIGN_OR_RETURN(impl.step_end, device->CreateEvent());
-  HWINFER_ASSIGN_OR_RETURN(e->weights_, LlamaWeights::Place(device, model, impl.stream));
-  if (!e->weights_->imported()) {
-    HWINFER_RETURN_IF_ERROR(executor_internal::CheckDeviceMemory(
-        *device, m, memory, static_cast<double>(model->file().file_size_bytes())));
-  }
-
-  const int64_t T = options.max_batch_tokens, S = options.max_sequences;
-  impl.ints = LayoutInts(T, S, impl.max_blocks_per_seq);
-  impl.layout = LayoutActivations(m, T, S, impl.ints.total);
-  auto allocate = [&](uint64_t bytes, const std::string& what) -> StatusOr<Buffer> {
-    auto buffer = device->Allocate(bytes);
-    if (!buffer.ok()) {
-      return buffer.status().WithContext(fmt::format("allocating {} ({} bytes)", what, bytes));
-    }
-    return buffer;
-  };
-  HWINFER_ASSIGN_OR_RETURN(impl.activations, allocate(impl.layout.total, "the activations"));
-  impl.host_ints.assign(static_cast<size_t>(impl.ints.total), 0);
-  impl.zero_scales.assign(static_cast<size_t>(m.n_kv_heads), 0.0f);
-
-  const uint64_t pool_bytes = static_cast<uint64_t>(num_blocks) * static_cast<uint64_t>(bs) *
-                              static_cast<uint64_t>(m.n_kv_heads * m.head_dim()) *
-                              (options.kv_dtype == HWINFER_DTYPE_I8 ? 1 : 2);
-  const uint64_t scale_bytes = static_cast<uint64_t>(num_blocks) * m.n_kv_heads * 4;
-  impl.kv.resize(static_cast<size_t>(m.n_layers));
-  for (int64_t l = 0; l < m.n_layers; ++l) {
-    executor_internal::LayerKv& layer = impl.kv[static_cast<size_t>(l)];
-    const std::string what = fmt::format("the KV cache of layer {}", l);
-    HWINFER_ASSIGN_OR_RETURN(layer.k, allocate(pool_bytes, what));
-    HWINFER_ASSIGN_OR_RETURN(layer.v, allocate(pool_bytes, what));
-    if (options.kv_dtype == HWINFER_DTYPE_I8) {
-      HWINFER_ASSIGN_OR_RETURN(layer.k_scales, allocate(scale_bytes, what + " scales"));
-      HWINFER_ASSIGN_OR_RETURN(layer.v_scales, allocate(scale_bytes, what + " scales"));
-    }
-  }
-
-  StepShape prefill;
-  prefill.n_tokens = prefill.n_prefill_tokens = T;
-  prefill.n_prefill_seqs = 1;
-  prefill.n_logits = 1;
-  StepShape decode;
-  decode.n_tokens = decode.n_decode_seqs = decode.n_logits = S;
-  decode.logits_from_normed = true;
-  // Ask for every kernel of an all-prefill step and an all-decode step at the largest sizes. The
-  // forward is emitted with the fused rope_kv_append; where the device refuses it (for either
-  // shape), the executor runs its two halves (rope, kv_append) everywhere, so those are asked for
-  // at every place the fused kernel was.
-  impl.use_graphs = options.decode_graphs && device->SupportsGraphs();
-  impl.fuse_rope_kv_append = true;
-  bool fused_supported = true;
-  struct Halves {
-    hwinfer_rope_desc rope;
-    hwinfer_kv_append_desc append;
-    std::string what;
-  };
-  std::vector<Halves> fused_launches;
-  const KernelSink require = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
-    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
-    if (support.supported) return Status::Ok();
-    return Unsupported(fmt::format("{} cannot run {} ({} kernel) for {}: {}", device->id(), what,
-                                   KernelKindName(desc.kind), m.name, support.reason));
-  };
-  const KernelSink query = [&](const hwinfer_kernel_desc& desc, const char* what) -> Status {
-    if (desc.kind != HWINFER_KERNEL_ROPE_KV_APPEND) return require(desc, what);
-    Halves halves{{}, {}, what};
-    hwinfer_split_rope_kv_append(reinterpret_cast<const hwinfer_rope_kv_append_desc*>(&desc),
-                                 &halves.rope, &halves.append);
-    fused_launches.push_back(halves);
-    HWINFER_ASSIGN_OR_RETURN(const KernelSupport support, device->QueryKernel(desc));
-    fused_supported = fused_supported && support.supported;
-    return Status::Ok();
-  };
-  for (const StepShape& shape : {prefill, decode}) {
-    HWINFER_RETURN_IF_ERROR(impl.EmitForward(*e->weights_, options, num_blocks, shape, query));
-    HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*e->weights_, shape, query));
-  }
-  if (!fused_supported) {
-    for (const Halves& halves : fused_launches) {
-      HWINFER_RETURN_IF_ERROR(require(AsKernelDesc(halves.rope), halves.what.c_str()));
-      HWINFER_RETURN_IF_ERROR(require(AsKernelDesc(halves.append), halves.what.c_str()));
-    }
-  }
-  impl.fuse_rope_kv_append = fused_supported;
-  return e;
 }
 
 Status LlamaExecutor::Release(SequenceId sequence) { return kv_.Release(sequence); }
@@ -367,18 +223,16 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
     if (wanted[i] != static_cast<int64_t>(i)) shape.logits_from_normed = false;
   }
 
-  // ---- run ----
-  Stream& stream = impl.stream;
+  // ---- run: each device its layers, in order ----
   last_step_ = StepStats{};
-  HWINFER_RETURN_IF_ERROR(impl.step_start.Record(stream));
-  HWINFER_RETURN_IF_ERROR(stream.CopyH2D(ints.data(), impl.activations, impl.layout.ints,
-                                         ints.size() * sizeof(int32_t)));
   // Attention's context lengths and query starts live in the I32 region: read them from the host
-  // copy just uploaded.
-  const hwinfer_buffer* activations = impl.activations.handle();
+  // copy uploaded to every device.
   const uint64_t ints_begin = impl.layout.ints;
   const IntArrayReader read_ints = [&](const hwinfer_tensor_view& view, std::vector<int32_t>* out) {
-    if (view.buffer != activations || view.offset_bytes < ints_begin || view.rank < 1) {
+    if (view.offset_bytes < ints_begin || view.rank < 1) return false;
+    if (std::none_of(impl.stages.begin(), impl.stages.end(), [&](const Stage& stage) {
+          return view.buffer == stage.activations.handle();
+        })) {
       return false;
     }
     int64_t count = 1;
@@ -394,6 +248,54 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
     ++last_step_.kernels;
     return Status::Ok();
   };
+  for (size_t i = 0; i < impl.stages.size(); ++i) {
+    HWINFER_ASSIGN_OR_RETURN(const double seconds,
+                             RunStage(impl.stages[i], i == 0, shape, wanted, count));
+    last_step_.device_seconds += seconds;
+    last_step_.stage_seconds.push_back(seconds);
+  }
+
+  const int64_t step = ++steps_run_;
+  const auto vocab = static_cast<size_t>(m.vocab_size);
+  std::vector<std::vector<float>> result(batch.size());
+  size_t next_logits = 0;
+  for (size_t j = 0; j < order.size(); ++j) {
+    if (logits_rows[j] < 0) continue;
+    const float* begin = impl.host_logits.data() + next_logits * vocab;
+    // Sampling from inf or NaN picks a token that means nothing: that is an error, not output.
+    const float* bad =
+        std::find_if(begin, begin + vocab, [](float x) { return !std::isfinite(x); });
+    if (bad != begin + vocab) {
+      return Internal(fmt::format(
+          "executor step {}: the logits of sequence {} are not finite ({} at token {}); the "
+          "model's weights or activations hold inf or NaN",
+          step, batch[order[j]].sequence, *bad, bad - begin));
+    }
+    result[order[j]].assign(begin, begin + vocab);
+    ++next_logits;
+  }
+  return result;
+}
+
+StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepShape& shape,
+                                         const std::vector<int64_t>& wanted,
+                                         const KernelSink& count) {
+  Impl& impl = *impl_;
+  const ModelShape& m = model().shape();
+  Stream& stream = stage.stream;
+  // The residual stream and the pending projection: rows [0, n_tokens) of residual and proj.
+  const uint64_t rows_bytes = static_cast<uint64_t>(shape.n_tokens * m.d_model) * sizeof(float);
+  float* const boundary_residual = impl.host_boundary.data();
+  float* const boundary_proj = boundary_residual + options_.max_batch_tokens * m.d_model;
+  HWINFER_RETURN_IF_ERROR(stage.start.Record(stream));
+  HWINFER_RETURN_IF_ERROR(stream.CopyH2D(impl.host_ints.data(), stage.activations, impl.layout.ints,
+                                         impl.host_ints.size() * sizeof(int32_t)));
+  if (!first) {
+    HWINFER_RETURN_IF_ERROR(
+        stream.CopyH2D(boundary_residual, stage.activations, impl.layout.residual, rows_bytes));
+    HWINFER_RETURN_IF_ERROR(
+        stream.CopyH2D(boundary_proj, stage.activations, impl.layout.proj, rows_bytes));
+  }
   const KernelSink launch = [&](const hwinfer_kernel_desc& desc, const char* what) {
     Status status = stream.Launch(desc);
     if (!status.ok()) return status.WithContext(what);
@@ -416,70 +318,61 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
                       device_->id(), captured.status().ToString()));
     }
   }
+  const int32_t num_blocks = kv_.num_blocks();
   if (graph != nullptr) {
     HWINFER_RETURN_IF_ERROR(graph->Launch(stream).WithContext("decode graph"));
-    HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, count));
-    HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, count));
+    HWINFER_RETURN_IF_ERROR(impl.EmitForward(stage, options_, num_blocks, shape, count));
+    HWINFER_RETURN_IF_ERROR(impl.EmitLogits(stage, shape, count));
     last_step_.graph_replayed = true;
   } else {
-    HWINFER_RETURN_IF_ERROR(impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, launch));
-    const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
-    if (!shape.logits_from_normed) {
-      for (size_t i = 0; i < wanted.size(); ++i) {
-        HWINFER_RETURN_IF_ERROR(stream.CopyD2D(
-            impl.activations, impl.layout.normed + static_cast<uint64_t>(wanted[i]) * row_bytes,
-            impl.activations, impl.layout.last + i * row_bytes, row_bytes));
+    HWINFER_RETURN_IF_ERROR(impl.EmitForward(stage, options_, num_blocks, shape, launch));
+    if (stage.last) {
+      const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
+      if (!shape.logits_from_normed) {
+        for (size_t i = 0; i < wanted.size(); ++i) {
+          HWINFER_RETURN_IF_ERROR(stream.CopyD2D(
+              stage.activations, impl.layout.normed + static_cast<uint64_t>(wanted[i]) * row_bytes,
+              stage.activations, impl.layout.last + i * row_bytes, row_bytes));
+        }
       }
+      HWINFER_RETURN_IF_ERROR(impl.EmitLogits(stage, shape, launch));
     }
-    HWINFER_RETURN_IF_ERROR(impl.EmitLogits(*weights_, shape, launch));
   }
-  const auto vocab = static_cast<size_t>(m.vocab_size);
-  impl.host_logits.resize(wanted.size() * vocab);
-  if (!wanted.empty()) {
-    HWINFER_RETURN_IF_ERROR(stream.CopyD2H(impl.activations, impl.layout.logits,
-                                           impl.host_logits.data(),
-                                           impl.host_logits.size() * sizeof(float)));
-  }
-  HWINFER_RETURN_IF_ERROR(impl.step_end.Record(stream));
-  HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext("executor step"));
-  HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns,
-                           Event::ElapsedNs(impl.step_start, impl.step_end));
-  last_step_.device_seconds = static_cast<double>(step_ns) * 1e-9;
-
-  const int64_t step = ++steps_run_;
-  std::vector<std::vector<float>> result(batch.size());
-  size_t next_logits = 0;
-  for (size_t j = 0; j < order.size(); ++j) {
-    if (logits_rows[j] < 0) continue;
-    const float* begin = impl.host_logits.data() + next_logits * vocab;
-    // Sampling from inf or NaN picks a token that means nothing: that is an error, not output.
-    const float* bad =
-        std::find_if(begin, begin + vocab, [](float x) { return !std::isfinite(x); });
-    if (bad != begin + vocab) {
-      return Internal(fmt::format(
-          "executor step {}: the logits of sequence {} are not finite ({} at token {}); the "
-          "model's weights or activations hold inf or NaN",
-          step, batch[order[j]].sequence, *bad, bad - begin));
+  if (!stage.last) {  // hand the residual stream to the next device
+    HWINFER_RETURN_IF_ERROR(
+        stream.CopyD2H(stage.activations, impl.layout.residual, boundary_residual, rows_bytes));
+    HWINFER_RETURN_IF_ERROR(
+        stream.CopyD2H(stage.activations, impl.layout.proj, boundary_proj, rows_bytes));
+  } else {
+    impl.host_logits.resize(wanted.size() * static_cast<size_t>(m.vocab_size));
+    if (!wanted.empty()) {
+      HWINFER_RETURN_IF_ERROR(stream.CopyD2H(stage.activations, impl.layout.logits,
+                                             impl.host_logits.data(),
+                                             impl.host_logits.size() * sizeof(float)));
     }
-    result[order[j]].assign(begin, begin + vocab);
-    ++next_logits;
   }
-  return result;
+  HWINFER_RETURN_IF_ERROR(stage.end.Record(stream));
+  HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext(
+      impl.stages.size() == 1 ? std::string("executor step")
+                              : fmt::format("executor step on {}", stage.device->id())));
+  HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns, Event::ElapsedNs(stage.start, stage.end));
+  return static_cast<double>(step_ns) * 1e-9;
 }
 
 StatusOr<const Graph*> LlamaExecutor::DecodeGraph(const StepShape& shape) {
   Impl& impl = *impl_;
   auto found = impl.decode_graphs.find(shape.n_decode_seqs);
   if (found != impl.decode_graphs.end()) return &found->second;
+  Stage& stage = impl.stages.front();  // graphs run on one device only
   // Record the step's kernels (nothing runs), then end the capture whatever happened.
   const KernelSink record = [&](const hwinfer_kernel_desc& desc, const char* what) {
-    Status status = impl.stream.Launch(desc);
+    Status status = stage.stream.Launch(desc);
     return status.ok() ? status : status.WithContext(what);
   };
-  HWINFER_RETURN_IF_ERROR(impl.stream.BeginCapture().WithContext("decode graph"));
-  Status emitted = impl.EmitForward(*weights_, options_, kv_.num_blocks(), shape, record);
-  if (emitted.ok()) emitted = impl.EmitLogits(*weights_, shape, record);
-  StatusOr<Graph> graph = impl.stream.EndCapture();
+  HWINFER_RETURN_IF_ERROR(stage.stream.BeginCapture().WithContext("decode graph"));
+  Status emitted = impl.EmitForward(stage, options_, kv_.num_blocks(), shape, record);
+  if (emitted.ok()) emitted = impl.EmitLogits(stage, shape, record);
+  StatusOr<Graph> graph = stage.stream.EndCapture();
   HWINFER_RETURN_IF_ERROR(emitted.WithContext(
       fmt::format("capturing the decode graph of {} sequences", shape.n_decode_seqs)));
   if (!graph.ok()) {
@@ -497,17 +390,19 @@ Status LlamaExecutor::CopyKvBlock(int32_t from, int32_t to) {
                                static_cast<uint64_t>(m.n_kv_heads * m.head_dim()) *
                                (impl.kv_dtype == HWINFER_DTYPE_I8 ? 1 : 2);
   const uint64_t scale_bytes = static_cast<uint64_t>(m.n_kv_heads) * 4;
-  for (const executor_internal::LayerKv& layer : impl.kv) {
-    for (const Buffer* pool : {&layer.k, &layer.v}) {
-      HWINFER_RETURN_IF_ERROR(impl.stream.CopyD2D(*pool, static_cast<uint64_t>(from) * block_bytes,
-                                                  *pool, static_cast<uint64_t>(to) * block_bytes,
-                                                  block_bytes));
-    }
-    if (impl.kv_dtype != HWINFER_DTYPE_I8) continue;
-    for (const Buffer* scales : {&layer.k_scales, &layer.v_scales}) {
-      HWINFER_RETURN_IF_ERROR(
-          impl.stream.CopyD2D(*scales, static_cast<uint64_t>(from) * scale_bytes, *scales,
-                              static_cast<uint64_t>(to) * scale_bytes, scale_bytes));
+  for (Stage& stage : impl.stages) {
+    for (const executor_internal::LayerKv& layer : stage.kv) {
+      for (const Buffer* pool : {&layer.k, &layer.v}) {
+        HWINFER_RETURN_IF_ERROR(
+            stage.stream.CopyD2D(*pool, static_cast<uint64_t>(from) * block_bytes, *pool,
+                                 static_cast<uint64_t>(to) * block_bytes, block_bytes));
+      }
+      if (impl.kv_dtype != HWINFER_DTYPE_I8) continue;
+      for (const Buffer* scales : {&layer.k_scales, &layer.v_scales}) {
+        HWINFER_RETURN_IF_ERROR(
+            stage.stream.CopyD2D(*scales, static_cast<uint64_t>(from) * scale_bytes, *scales,
+                                 static_cast<uint64_t>(to) * scale_bytes, scale_bytes));
+      }
     }
   }
   return Status::Ok();
@@ -516,11 +411,13 @@ Status LlamaExecutor::CopyKvBlock(int32_t from, int32_t to) {
 Status LlamaExecutor::ResetBlockScales(int32_t block) {
   Impl& impl = *impl_;
   const uint64_t scale_bytes = impl.zero_scales.size() * sizeof(float);
-  for (const executor_internal::LayerKv& layer : impl.kv) {
-    for (const Buffer* scales : {&layer.k_scales, &layer.v_scales}) {
-      HWINFER_RETURN_IF_ERROR(impl.stream.CopyH2D(impl.zero_scales.data(), *scales,
-                                                  static_cast<uint64_t>(block) * scale_bytes,
-                                                  scale_bytes));
+  for (Stage& stage : impl.stages) {
+    for (const executor_internal::LayerKv& layer : stage.kv) {
+      for (const Buffer* scales : {&layer.k_scales, &layer.v_scales}) {
+        HWINFER_RETURN_IF_ERROR(stage.stream.CopyH2D(impl.zero_scales.data(), *scales,
+                                                     static_cast<uint64_t>(block) * scale_bytes,
+                                                     scale_bytes));
+      }
     }
   }
   return Status::Ok();

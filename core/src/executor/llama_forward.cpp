@@ -32,15 +32,16 @@ Status EmitMatmul(const KernelSink& sink, const char* what, const hwinfer_tensor
 
 }  // namespace
 
-Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const ExecutorOptions& options,
-                                        int32_t num_blocks, const StepShape& s,
-                                        const KernelSink& sink) const {
+Status LlamaExecutor::Impl::EmitForward(const executor_internal::Stage& stage,
+                                        const ExecutorOptions& options, int32_t num_blocks,
+                                        const StepShape& s, const KernelSink& sink) const {
+  const LlamaWeights& weights = *stage.weights;
   const ModelShape& m = weights.model().shape();
   const int64_t T = s.n_tokens, P = s.n_prefill_tokens, Sp = s.n_prefill_seqs, Sd = s.n_decode_seqs;
   const int64_t d = m.d_model, H = m.n_heads, Hkv = m.n_kv_heads, hd = m.head_dim();
   const int64_t ffn = m.ffn_dim, bs = options.kv_block_size, MB = max_blocks_per_seq;
   const executor_internal::ActivationLayout& L = layout;
-  hwinfer_buffer* act = activations.handle();
+  hwinfer_buffer* act = stage.activations.handle();
   auto f32 = [act](uint64_t offset, std::initializer_list<int64_t> shape) {
     return ContiguousView(act, offset, HWINFER_DTYPE_F32, shape);
   };
@@ -51,7 +52,7 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
   const uint64_t q_row = static_cast<uint64_t>(H * hd) * 4;
   const float attention_scale = 1.0f / std::sqrt(static_cast<float>(hd));
 
-  {  // x = embedding(ids)
+  if (stage.first()) {  // x = embedding(ids)
     auto desc = NewDesc<hwinfer_embedding_desc>(HWINFER_KERNEL_EMBEDDING);
     desc.n_tokens = T;
     desc.vocab = m.vocab_size;
@@ -74,9 +75,9 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
     return sink(AsKernelDesc(desc), what);
   };
 
-  for (size_t l = 0; l < weights.layers.size(); ++l) {
-    const LlamaLayerWeights& w = weights.layers[l];
-    const executor_internal::LayerKv& cache = kv[l];
+  for (int64_t l = stage.first_layer; l < stage.end_layer; ++l) {
+    const LlamaLayerWeights& w = weights.layers[static_cast<size_t>(l)];
+    const executor_internal::LayerKv& cache = stage.kv[static_cast<size_t>(l - stage.first_layer)];
     HWINFER_RETURN_IF_ERROR(norm(w.attn_norm, l > 0, "attention norm"));
     const auto h = f32(L.normed, {T, d});
     HWINFER_RETURN_IF_ERROR(EmitMatmul(sink, "q projection", h, w.wq, f32(L.q, {T, H * hd})));
@@ -116,7 +117,7 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
     rope_kv.block_size = bs;
     rope_kv.num_blocks = num_blocks;
     set_paged_cache(rope_kv);
-    if (fuse_rope_kv_append) {
+    if (stage.fuse_rope_kv_append) {
       HWINFER_RETURN_IF_ERROR(sink(AsKernelDesc(rope_kv), "rope + kv append"));
     } else {
       hwinfer_rope_desc rope;
@@ -179,16 +180,17 @@ Status LlamaExecutor::Impl::EmitForward(const LlamaWeights& weights, const Execu
     HWINFER_RETURN_IF_ERROR(
         EmitMatmul(sink, "ffn down", f32(L.act, {T, ffn}), w.w_down, f32(L.proj, {T, d})));
   }
-  return norm(weights.output_norm, true, "output norm");
+  return stage.last ? norm(weights.output_norm, true, "output norm") : Status::Ok();
 }
 
-Status LlamaExecutor::Impl::EmitLogits(const LlamaWeights& weights, const StepShape& s,
+Status LlamaExecutor::Impl::EmitLogits(const executor_internal::Stage& stage, const StepShape& s,
                                        const KernelSink& sink) const {
   if (s.n_logits == 0) return Status::Ok();
+  const LlamaWeights& weights = *stage.weights;
   const ModelShape& m = weights.model().shape();
   // The caller has copied the wanted rows of normed into last, unless they are its first rows.
   const uint64_t input = s.logits_from_normed ? layout.normed : layout.last;
-  hwinfer_buffer* act = activations.handle();
+  hwinfer_buffer* act = stage.activations.handle();
   return EmitMatmul(
       sink, "output projection",
       ContiguousView(act, input, HWINFER_DTYPE_F32, {s.n_logits, m.d_model}), weights.output,

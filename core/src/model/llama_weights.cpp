@@ -72,7 +72,8 @@ StatusOr<DeviceTensor> LlamaWeights::PlaceInOwnBuffer(const std::shared_ptr<Devi
 
 StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_ptr<Device>& device,
                                                             std::shared_ptr<const LlamaModel> model,
-                                                            Stream& stream) {
+                                                            Stream& stream,
+                                                            const WeightRange& range) {
   std::unique_ptr<LlamaWeights> weights(new LlamaWeights());
   weights->model_ = std::move(model);
   const LlamaModel& m = *weights->model_;
@@ -83,6 +84,14 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
   const uint8_t* section = file.TensorData(first) - first.offset_bytes;
   const uint64_t section_bytes = file.file_size_bytes() - file.data_offset_bytes();
 
+  const auto n_layers = static_cast<int64_t>(m.layers().size());
+  const int64_t end_layer = range.end_layer < 0 ? n_layers : range.end_layer;
+  if (range.first_layer < 0 || range.first_layer > end_layer || end_layer > n_layers) {
+    return InvalidArgument(fmt::format("{}: layers [{}, {}) are not within the model's {}",
+                                       file.name(), range.first_layer, end_layer, n_layers));
+  }
+  const bool whole =
+      range.first_layer == 0 && end_layer == n_layers && range.embedding && range.output;
   // Import where the device can read host memory in place; the kernels only read weights.
   auto imported = device->ImportHost(const_cast<uint8_t*>(section), section_bytes);
   bool per_tensor = false;
@@ -91,7 +100,7 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
     weights->imported_ = true;
   } else if (imported.status().code() != StatusCode::kUnsupported) {
     return imported.status().WithContext("placing the weights of " + file.name());
-  } else if (section_bytes > device->info().max_allocation_bytes) {
+  } else if (section_bytes > device->info().max_allocation_bytes || !whole) {
     per_tensor = true;
   } else {
     HWINFER_ASSIGN_OR_RETURN(weights->data_, device->Allocate(section_bytes));
@@ -108,11 +117,17 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
     return TensorAt(w.data_.handle(), info.offset_bytes, info);
   };
   auto place_all = [&]() -> Status {
-    HWINFER_ASSIGN_OR_RETURN(w.token_embd, place(m.token_embd()));
-    HWINFER_ASSIGN_OR_RETURN(w.output_norm, place(m.output_norm()));
-    HWINFER_ASSIGN_OR_RETURN(w.output, place(m.output()));
-    for (const LlamaLayerTensors& l : m.layers()) {
-      LlamaLayerWeights layer;
+    if (range.embedding) {
+      HWINFER_ASSIGN_OR_RETURN(w.token_embd, place(m.token_embd()));
+    }
+    if (range.output) {
+      HWINFER_ASSIGN_OR_RETURN(w.output_norm, place(m.output_norm()));
+      HWINFER_ASSIGN_OR_RETURN(w.output, place(m.output()));
+    }
+    w.layers.resize(static_cast<size_t>(n_layers));
+    for (int64_t index = range.first_layer; index < end_layer; ++index) {
+      const LlamaLayerTensors& l = m.layers()[static_cast<size_t>(index)];
+      LlamaLayerWeights& layer = w.layers[static_cast<size_t>(index)];
       for (auto [slot, info] : {std::pair{&layer.attn_norm, l.attn_norm},
                                 {&layer.wq, l.wq},
                                 {&layer.wk, l.wk},
@@ -124,7 +139,6 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
                                 {&layer.w_down, l.w_down}}) {
         HWINFER_ASSIGN_OR_RETURN(*slot, place(*info));
       }
-      w.layers.push_back(layer);
     }
     return Status::Ok();
   };
