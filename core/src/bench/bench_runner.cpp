@@ -531,6 +531,60 @@ RunSummary RunSummaryOf(const BenchResult& result, const BenchConfig& config,
   return summary;
 }
 
+// The model section of the result document.
+nlohmann::json ModelJson(const std::string& path, const LlamaModel& model,
+                         const BenchReplica& first) {
+  const ModelShape& shape = model.shape();
+  return {{"file", path},
+          {"name", shape.name},
+          {"weight_type", DtypeName(ModelWeightType(model))},
+          {"params", shape.TotalParams()},
+          {"weight_bytes", model.weight_bytes()},
+          {"n_layers", shape.n_layers},
+          {"d_model", shape.d_model},
+          {"n_heads", shape.n_heads},
+          {"n_kv_heads", shape.n_kv_heads},
+          {"context_length", shape.context_length},
+          {"kv_bytes_per_token", first.executor().kv_bytes_per_token()}};
+}
+
+// The scheduler section of the result document (the first replica adds its executor's keys).
+nlohmann::json SchedulerJson(const BenchConfig& config, const SchedulerOptions& so,
+                             const ExecutorOptions& eo) {
+  return {{"mode", BatchingModeName(so.mode)},
+          {"kv_reservation", KvReservationName(so.kv_reservation)},
+          {"max_batch_tokens", so.max_batch_tokens},
+          {"max_sequences", so.max_sequences},
+          {"batch_timeout_s", so.batch_timeout_s},
+          {"ageing_s", so.ageing_s},
+          {"kv_block_size", eo.kv_block_size},
+          {"kv_dtype", config.kv_dtype},
+          {"decode_graphs", eo.decode_graphs},
+          {"routing", ReplicaRoutingName(config.routing)},
+          {"split", config.split_layers ? "layers" : "replicas"}};
+}
+
+// The run's records, every replica's steps (by start time), per-device and pooled summaries.
+BenchResult CollectResult(const std::vector<std::unique_ptr<BenchReplica>>& replicas,
+                          RunRecords records, const BenchConfig& config,
+                          const BenchRunOptions& options) {
+  BenchResult result;
+  result.requests = records.requests;  // DeviceResults reads them from |records| too
+  result.outputs = std::move(records.outputs);
+  result.top_logits = std::move(records.top_logits);
+  result.request_devices = records.replica_of;
+  for (const auto& replica : replicas) {
+    result.steps.insert(result.steps.end(), replica->steps().begin(), replica->steps().end());
+    result.step_time_s += replica->step_time_s();
+    result.host_overhead_s += replica->overhead_s();
+  }
+  std::stable_sort(result.steps.begin(), result.steps.end(),
+                   [](const StepRecord& a, const StepRecord& b) { return a.start_s < b.start_s; });
+  result.devices = DeviceResults(replicas, records, config, options);
+  result.summary = RunSummaryOf(result, config, *replicas.front());
+  return result;
+}
+
 }  // namespace
 
 StatusOr<BenchResult> RunBench(const BenchConfig& config, std::shared_ptr<Device> device,
@@ -595,52 +649,18 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config,
 
   // ---- summaries and the result document ----
   const SteadyClock::time_point summary_start = SteadyClock::now();
-  BenchResult result;
-  result.requests = std::move(records.requests);
-  result.outputs = std::move(records.outputs);
-  result.top_logits = std::move(records.top_logits);
-  result.request_devices = records.replica_of;
-  records.requests = result.requests;  // DeviceResults reads them by replica
-  for (const auto& replica : replicas) {
-    result.steps.insert(result.steps.end(), replica->steps().begin(), replica->steps().end());
-    result.step_time_s += replica->step_time_s();
-    result.host_overhead_s += replica->overhead_s();
-  }
-  std::stable_sort(result.steps.begin(), result.steps.end(),
-                   [](const StepRecord& a, const StepRecord& b) { return a.start_s < b.start_s; });
-  result.devices = DeviceResults(replicas, records, config, options);
+  BenchResult result = CollectResult(replicas, std::move(records), config, options);
   const BenchReplica& first = *replicas.front();
-  result.summary = RunSummaryOf(result, config, first);
   result.host_overhead_s += SecondsSince(summary_start);
 
   nlohmann::json json = SummaryToJson(result.summary);
   json["env"] = EnvJson(first.device());
   json["hardware"] = HardwareJson(first, options);
-  json["model"] = {{"file", path},
-                   {"name", shape.name},
-                   {"weight_type", DtypeName(ModelWeightType(*model))},
-                   {"params", shape.TotalParams()},
-                   {"weight_bytes", model->weight_bytes()},
-                   {"n_layers", shape.n_layers},
-                   {"d_model", shape.d_model},
-                   {"n_heads", shape.n_heads},
-                   {"n_kv_heads", shape.n_kv_heads},
-                   {"context_length", shape.context_length},
-                   {"kv_bytes_per_token", first.executor().kv_bytes_per_token()}};
+  json["model"] = ModelJson(path, *model, first);
   json["workload"] = WorkloadJson(config.workload);
   if (from_dataset) json["workload"]["dataset_stats"] = DatasetStatsJson(dataset_stats);
   AddPerRequestArrays(result, config.save_texts ? tokenizer.get() : nullptr, json);
-  json["scheduler"] = {{"mode", BatchingModeName(so.mode)},
-                       {"kv_reservation", KvReservationName(so.kv_reservation)},
-                       {"max_batch_tokens", so.max_batch_tokens},
-                       {"max_sequences", so.max_sequences},
-                       {"batch_timeout_s", so.batch_timeout_s},
-                       {"ageing_s", so.ageing_s},
-                       {"kv_block_size", eo.kv_block_size},
-                       {"kv_dtype", config.kv_dtype},
-                       {"decode_graphs", eo.decode_graphs},
-                       {"routing", ReplicaRoutingName(config.routing)},
-                       {"split", config.split_layers ? "layers" : "replicas"}};
+  json["scheduler"] = SchedulerJson(config, so, eo);
   json["scheduler"].update(ReplicaSchedulerJson(first));
   json["devices"] = nlohmann::json::array();
   for (const DeviceResult& d : result.devices) json["devices"].push_back(d.json);
