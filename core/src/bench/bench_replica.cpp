@@ -13,10 +13,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
-
 // The |k| largest logits, best first (ties: the lower id first, as greedy sampling picks).
 std::vector<TokenLogit> TopLogits(const std::vector<float>& logits, int32_t k) {
   std::vector<int32_t> ids(logits.size());
@@ -87,7 +83,6 @@ bool BenchReplica::Admit(const WorkloadRequest& w, RunRecords& records) {
     return false;
   }
   unfinished_.insert(w.id);
-  outstanding_ += w.input_len + w.output_len;
   return true;
 }
 
@@ -116,7 +111,6 @@ StatusOr<StepOutcome> BenchReplica::RunStep(double t, bool more_arrivals, bool v
   }
 
   const SteadyClock::time_point record_start = SteadyClock::now();
-  const int64_t outstanding_before = outstanding_;
   for (const TokenEvent& event : scheduler_->Complete(plan, sampled)) {
     const auto id = static_cast<size_t>(event.request);
     RequestRecord& r = records.requests[id];
@@ -125,11 +119,10 @@ StatusOr<StepOutcome> BenchReplica::RunStep(double t, bool more_arrivals, bool v
     if (records.top_logits_k > 0) records.top_logits[id].push_back(step_top[event.request]);
     r.output_tokens = static_cast<int64_t>(r.token_times_s.size());
     ++outcome.tokens;
-    --outstanding_;
     if (event.finished) {
       r.first_scheduled_s = scheduler_->FirstScheduled(event.request);
       r.preemptions = scheduler_->Preemptions(event.request);
-      outstanding_ -= r.input_tokens;
+      outcome.outstanding_drop += r.input_tokens;
       unfinished_.erase(event.request);
       ++outcome.finished;
     }
@@ -142,7 +135,7 @@ StatusOr<StepOutcome> BenchReplica::RunStep(double t, bool more_arrivals, bool v
   step_time_s_ += step_end - step_start;
   overhead_s_ += SecondsSince(record_start);
   outcome.end_s = step_end;
-  outcome.outstanding_drop = outstanding_before - outstanding_;
+  outcome.outstanding_drop += outcome.tokens;
   return outcome;
 }
 
@@ -163,7 +156,6 @@ std::vector<int64_t> BenchReplica::Abandon(const std::string& reason, RunRecords
   }
   for (const int64_t id : unfinished_) (void)scheduler_->Cancel(id);
   unfinished_.clear();
-  outstanding_ = 0;
   return never_scheduled;
 }
 

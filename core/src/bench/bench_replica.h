@@ -6,6 +6,7 @@
 // different threads write disjoint records; a replica itself is used by one thread at a time.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -23,6 +24,11 @@
 
 namespace hwinfer::bench_internal {
 
+// Seconds on the steady clock since |start| (the bench's host-time measurements).
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // What the replicas of a run record, indexed by request id.
 struct RunRecords {
   std::vector<RequestRecord> requests;
@@ -35,11 +41,13 @@ struct RunRecords {
 
 // What one step did, for the driver's bookkeeping.
 struct StepOutcome {
-  bool ran = false;              // false: the plan was empty (nothing could run at that time)
-  double end_s = 0;              // when the step's tokens count as produced
-  int64_t finished = 0;          // requests that finished in it
-  int64_t tokens = 0;            // output tokens it produced
-  int64_t outstanding_drop = 0;  // by how much the replica's outstanding tokens fell
+  bool ran = false;      // false: the plan was empty (nothing could run at that time)
+  double end_s = 0;      // when the step's tokens count as produced
+  int64_t finished = 0;  // requests that finished in it
+  int64_t tokens = 0;    // output tokens it produced
+  // By how much the replica's outstanding tokens (replica_routing.h) fell: one per token, and the
+  // prompt of every request that finished.
+  int64_t outstanding_drop = 0;
 };
 
 class BenchReplica {
@@ -59,7 +67,7 @@ class BenchReplica {
                                 const std::function<double()>& real_clock, RunRecords& records);
 
   // Ends every unfinished request routed here: the ones never scheduled are returned (they can
-  // run elsewhere), the others are recorded as failed with |reason|. Leaves outstanding at 0.
+  // run elsewhere), the others are recorded as failed with |reason|.
   std::vector<int64_t> Abandon(const std::string& reason, RunRecords& records);
 
   int index() const { return index_; }
@@ -72,11 +80,9 @@ class BenchReplica {
   const std::vector<PeakRates>& device_peaks() const { return device_peaks_; }
   // Per device of a layer split, the seconds its layers ran over the run.
   const std::vector<double>& stage_seconds() const { return stage_seconds_; }
-  const std::shared_ptr<Device>& device_ptr() const { return device_; }
   const LlamaExecutor& executor() const { return *executor_; }
   const Scheduler& scheduler() const { return *scheduler_; }
   const std::vector<StepRecord>& steps() const { return steps_; }
-  int64_t outstanding_tokens() const { return outstanding_; }
   int64_t unfinished() const { return static_cast<int64_t>(unfinished_.size()); }
   double step_time_s() const { return step_time_s_; }
   double overhead_s() const { return overhead_s_; }
@@ -94,7 +100,6 @@ class BenchReplica {
   Sampler sampler_;
   std::set<int64_t> unfinished_;  // request ids routed here and not yet finished
   std::vector<StepRecord> steps_;
-  int64_t outstanding_ = 0;
   double step_time_s_ = 0, overhead_s_ = 0;
   std::string failure_;
 };

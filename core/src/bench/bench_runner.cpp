@@ -38,10 +38,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
-
 StatusOr<uint32_t> ParseKvDtype(const std::string& name) {
   if (name == "f16") return uint32_t{HWINFER_DTYPE_F16};
   if (name == "i8") return uint32_t{HWINFER_DTYPE_I8};
@@ -332,6 +328,7 @@ namespace {
 
 using bench_internal::BenchReplica;
 using bench_internal::RunRecords;
+using bench_internal::SecondsSince;
 
 // No device, a null one, one given twice, or simulated and real devices together.
 Status CheckDevices(const std::vector<std::shared_ptr<Device>>& devices) {

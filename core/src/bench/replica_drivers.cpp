@@ -163,10 +163,6 @@ struct SharedRun {
   Status error = Status::Ok();
 };
 
-double SecondsSince(SteadyClock::time_point start) {
-  return std::chrono::duration<double>(SteadyClock::now() - start).count();
-}
-
 // One replica's worker on the real clock: admits what reaches its inbox, plans and runs steps
 // until the run stops.
 void RunWorker(BenchReplica& replica, const std::vector<WorkloadRequest>& workload,
