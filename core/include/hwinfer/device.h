@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hwinfer/plugin.h"
 #include "hwinfer/status.h"
@@ -206,5 +207,10 @@ class Graph {
   std::shared_ptr<Device> device_;
   hwinfer_graph* handle_ = nullptr;
 };
+
+// Among devices meant to be used together (replicas, a layer split): the first whose id an
+// earlier entry already has ("cpu:0" twice), or nullptr when none repeats. Null entries are
+// skipped (callers refuse them first).
+const Device* RepeatedDevice(const std::vector<std::shared_ptr<Device>>& devices);
 
 }  // namespace hwinfer

@@ -334,14 +334,13 @@ using bench_internal::SecondsSince;
 Status CheckDevices(const std::vector<std::shared_ptr<Device>>& devices) {
   if (devices.empty()) return InvalidArgument("RunBench: no device");
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (devices[i] == nullptr)
+    if (devices[i] == nullptr) {
       return InvalidArgument(fmt::format("RunBench: device {} is null", i));
-    for (size_t j = 0; j < i; ++j) {
-      if (devices[j] == devices[i] || devices[j]->id() == devices[i]->id()) {
-        return InvalidArgument(fmt::format(
-            "scheduler.devices names {} twice; each device runs one replica", devices[i]->id()));
-      }
     }
+  }
+  if (const Device* repeated = RepeatedDevice(devices)) {
+    return InvalidArgument(fmt::format(
+        "scheduler.devices names {} twice; each device runs one replica", repeated->id()));
   }
   const auto is_virtual = [](const std::shared_ptr<Device>& d) {
     return d->info().device_type == HWINFER_DEVICE_TYPE_VIRTUAL;

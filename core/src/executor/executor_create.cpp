@@ -205,15 +205,13 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateSplit(
   HWINFER_RETURN_IF_ERROR(options.Validate().WithContext("executor options"));
   if (devices.empty()) return InvalidArgument("executor: no device");
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (devices[i] == nullptr)
+    if (devices[i] == nullptr) {
       return InvalidArgument(fmt::format("executor: device {} is null", i));
-    for (size_t j = 0; j < i; ++j) {
-      if (devices[j]->id() == devices[i]->id()) {
-        return InvalidArgument(
-            fmt::format("the layer split names {} twice; each device takes one range of layers",
-                        devices[i]->id()));
-      }
     }
+  }
+  if (const Device* repeated = RepeatedDevice(devices)) {
+    return InvalidArgument(fmt::format(
+        "the layer split names {} twice; each device takes one range of layers", repeated->id()));
   }
   const ModelShape& m = model->shape();
   HWINFER_ASSIGN_OR_RETURN(const std::vector<int64_t> counts,

@@ -438,4 +438,13 @@ StatusOr<uint64_t> Event::ElapsedNs(const Event& start, const Event& end) {
   return elapsed;
 }
 
+const Device* RepeatedDevice(const std::vector<std::shared_ptr<Device>>& devices) {
+  for (size_t i = 0; i < devices.size(); ++i) {
+    for (size_t j = 0; j < i && devices[i] != nullptr; ++j) {
+      if (devices[j] != nullptr && devices[j]->id() == devices[i]->id()) return devices[i].get();
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace hwinfer

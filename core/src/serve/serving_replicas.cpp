@@ -16,16 +16,16 @@ StatusOr<std::unique_ptr<ServingReplicas>> ServingReplicas::Create(
     return InvalidArgument(
         fmt::format("serve: {} devices but {} sets of peaks", devices.size(), peaks.size()));
   }
+  for (size_t i = 0; i < devices.size(); ++i) {
+    if (devices[i] == nullptr) return InvalidArgument(fmt::format("serve: device {} is null", i));
+  }
+  if (const Device* repeated = RepeatedDevice(devices)) {
+    return InvalidArgument(fmt::format(
+        "serve: device {} is given twice; each device runs one replica", repeated->id()));
+  }
   std::unique_ptr<ServingReplicas> replicas(new ServingReplicas(routing));
   const auto n = static_cast<RequestId>(devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
-    if (devices[i] == nullptr) return InvalidArgument(fmt::format("serve: device {} is null", i));
-    for (const std::string& id : replicas->device_ids_) {
-      if (id == devices[i]->id()) {
-        return InvalidArgument(
-            fmt::format("serve: device {} is given twice; each device runs one replica", id));
-      }
-    }
     EngineOptions engine_options = options;
     if (!peaks.empty()) engine_options.peaks = peaks[i];
     engine_options.first_request_id = static_cast<RequestId>(i);
