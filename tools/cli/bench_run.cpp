@@ -50,19 +50,13 @@ namespace {
 
 // "a,b" -> {"a", "b"}; an empty item is an error naming the flag.
 StatusOr<std::vector<std::string>> SplitDeviceList(const std::string& text) {
-  std::vector<std::string> items;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = text.find(',', start);
-    items.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (items.back().empty()) {
-      return InvalidArgument("--devices '" + text +
-                             "' has an empty item; expected devices separated by commas, e.g. "
-                             "cpu:0,vulkan:0");
-    }
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
+  std::vector<std::string> items = SplitCommas(text);
+  if (std::find(items.begin(), items.end(), "") != items.end()) {
+    return InvalidArgument("--devices '" + text +
+                           "' has an empty item; expected devices separated by commas, e.g. "
+                           "cpu:0,vulkan:0");
   }
+  return items;
 }
 
 }  // namespace

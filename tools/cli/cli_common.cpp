@@ -58,6 +58,17 @@ StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig con
   return Registry::FromConfig(config);
 }
 
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = text.find(',', start);
+    items.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
+
 std::optional<int64_t> ParseDecimal(const std::string& text) {
   int64_t value = 0;
   const char* end = text.data() + text.size();
@@ -70,11 +81,7 @@ StatusOr<std::vector<int32_t>> ParseTokenIds(const std::string& text, const std:
   const std::string form = "expected comma-separated token ids like 1,15043,3186";
   if (text.empty()) return InvalidArgument(flag + " is empty; " + form);
   std::vector<int32_t> ids;
-  size_t start = 0;
-  while (true) {
-    const size_t comma = text.find(',', start);
-    const std::string item =
-        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& item : SplitCommas(text)) {
     const std::optional<int64_t> value = ParseDecimal(item);
     if (!value || *value < 0 || *value > std::numeric_limits<int32_t>::max()) {
       const std::string what = item.empty() ? "is empty"
@@ -85,9 +92,8 @@ StatusOr<std::vector<int32_t>> ParseTokenIds(const std::string& text, const std:
           fmt::format("{} '{}': item {} {}; {}", flag, text, ids.size() + 1, what, form));
     }
     ids.push_back(static_cast<int32_t>(*value));
-    if (comma == std::string::npos) return ids;
-    start = comma + 1;
   }
+  return ids;
 }
 
 std::string FormatBytes(double bytes) {

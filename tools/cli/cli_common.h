@@ -38,6 +38,9 @@ StatusOr<Registry> BuildRegistry(const GlobalOptions& options);
 // The same from a runtime config already loaded (and possibly edited, e.g. plugin options).
 StatusOr<Registry> BuildRegistry(const GlobalOptions& options, RuntimeConfig config);
 
+// "a,b,,c" -> {"a", "b", "", "c"}: every item between commas, empty ones included ("" -> {""}).
+std::vector<std::string> SplitCommas(const std::string& text);
+
 // The whole of |text| as a decimal integer (an optional leading '-'); nullopt otherwise.
 std::optional<int64_t> ParseDecimal(const std::string& text);
 

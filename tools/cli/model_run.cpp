@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 
 #include "bench_run.h"
 
@@ -95,20 +94,15 @@ StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
 
 StatusOr<std::vector<int64_t>> ParseLayerSplit(const std::string& text, const std::string& flag) {
   std::vector<int64_t> counts;
-  size_t start = 0;
-  for (;;) {
-    const size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? comma : comma - start);
-    int64_t value = 0;
-    const auto [end, error] = std::from_chars(item.data(), item.data() + item.size(), value);
-    if (item.empty() || error != std::errc() || end != item.data() + item.size() || value < 1) {
+  for (const std::string& item : SplitCommas(text)) {
+    const std::optional<int64_t> value = ParseDecimal(item);
+    if (!value || *value < 1) {
       return InvalidArgument(flag + " '" + text +
                              "' must be positive layer counts separated by commas, e.g. 11,11");
     }
-    counts.push_back(value);
-    if (comma == std::string::npos) return counts;
-    start = comma + 1;
+    counts.push_back(*value);
   }
+  return counts;
 }
 
 }  // namespace hwinfer::cli
