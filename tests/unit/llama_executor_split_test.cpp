@@ -14,25 +14,13 @@
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/registry.h"
 #include "hwinfer/tensor_view.h"
+#include "tiny_model.h"
 
 namespace hwinfer {
 namespace {
 
-std::shared_ptr<const LlamaModel> TinyModel(const std::string& name = "tiny-llama-f16.gguf") {
-  auto model = LlamaModel::Open(std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/" + name);
-  EXPECT_TRUE(model.ok()) << model.status().ToString();
-  return model.ok() ? *model : nullptr;
-}
-
-ExecutorOptions SmallOptions(uint32_t kv_dtype = HWINFER_DTYPE_F16) {
-  ExecutorOptions options;
-  options.max_sequences = 3;
-  options.max_batch_tokens = 32;
-  options.kv_block_size = 4;
-  options.kv_cache_tokens = 256;
-  options.kv_dtype = kv_dtype;
-  return options;
-}
+using testing_support::SmallOptions;
+using testing_support::TinyModel;
 
 // sim:0, sim:1 and sim:2 of one registry (the sim plugin with three devices).
 std::vector<std::shared_ptr<Device>> SimulatedDevices() {

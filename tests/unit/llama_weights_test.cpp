@@ -16,6 +16,7 @@
 
 #include "cpu_device.h"
 #include "hwinfer/llama_executor.h"
+#include "tiny_model.h"
 
 namespace hwinfer {
 namespace {
@@ -25,10 +26,7 @@ using testing_support::OpenFirstDevice;
 const std::vector<int32_t> kPrompt = {1, 5, 9, 13, 17};
 
 std::shared_ptr<const LlamaModel> TinyModel() {
-  auto model =
-      LlamaModel::Open(std::string(HWINFER_SOURCE_DIR) + "/tests/data/gguf/tiny-llama-f32.gguf");
-  EXPECT_TRUE(model.ok()) << model.status().ToString();
-  return model.ok() ? *model : nullptr;
+  return testing_support::TinyModel("tiny-llama-f32.gguf");
 }
 
 uint64_t LargestTensorBytes(const LlamaModel& model) {

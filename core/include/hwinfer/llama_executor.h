@@ -29,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "hwinfer/collective.h"
 #include "hwinfer/device.h"
 #include "hwinfer/kernel_cost.h"
 #include "hwinfer/kv_block_manager.h"
@@ -85,6 +86,15 @@ struct SequenceChunk {
 // counted by the core from the descriptors (hwinfer/kernel_cost.h), and its duration on the
 // device's clock (event timestamps around the step's work: the virtual clock on a simulated
 // device).
+// One rank's part of a tensor-parallel step: its kernels' cost and device time, and the seconds
+// of that time it spent in collectives (the all-reduces, including the wait for slower ranks).
+struct RankStepStats {
+  CostTotals cost;
+  int64_t kernels = 0;
+  double device_seconds = 0;
+  double comm_seconds = 0;
+};
+
 struct StepStats {
   CostTotals cost;
   int64_t kernels = 0;
@@ -92,6 +102,10 @@ struct StepStats {
   // Per device of a layer split, in layer order, its part of device_seconds (one entry with one
   // device).
   std::vector<double> stage_seconds;
+  // Tensor parallelism: of device_seconds, the time in collectives on this rank; and on rank 0,
+  // every rank's stats in rank order (empty without tensor parallelism).
+  double comm_seconds = 0;
+  std::vector<RankStepStats> ranks;
   bool graph_replayed = false;  // the kernels ran as one replay of a captured decode graph
   bool graph_captured = false;  // ... and that graph was captured by this step
 };
@@ -124,10 +138,31 @@ class LlamaExecutor {
   static StatusOr<std::unique_ptr<LlamaExecutor>> CreateSplit(
       const std::vector<std::shared_ptr<Device>>& devices, std::shared_ptr<const LlamaModel> model,
       const ExecutorOptions& options = {}, std::vector<int64_t> layer_counts = {});
+  // Tensor parallelism (Megatron, docs/multi-device.md): this process is rank |collective|.rank()
+  // of |collective|.size(); its device holds its share of every layer's heads (and their KV
+  // cache) and FFN columns (CheckWeightShards), the embedding, norms and output whole; two
+  // all-reduces per layer (after the attention output and the FFN down projection) sum the ranks'
+  // parts. Every rank calls this; ranks other than 0 take rank 0's |options|. Each creates its
+  // shard and all agree: an error on any rank is returned on every rank, naming that rank.
+  // Rank 0's executor is used as any other (its Step shares each step's plan with the others);
+  // the others call Follow. Decode graphs are not used.
+  static StatusOr<std::unique_ptr<LlamaExecutor>> CreateTensorParallel(
+      std::shared_ptr<Device> device, std::shared_ptr<const LlamaModel> model,
+      const ExecutorOptions& options, std::shared_ptr<Collective> collective);
+  // For a rank that could not open its device or model (|why|): takes part in
+  // CreateTensorParallel's exchanges so every rank learns |why|, and returns the agreed error.
+  static Status FailTensorParallel(Collective& collective, const Status& why);
+  // Ranks other than 0: runs every step rank 0 plans until rank 0 stops (StopFollowers or its
+  // executor's destruction); OK then. A failed step or collective is returned.
+  Status Follow();
+  // Rank 0: tells the other ranks' Follow to return (once; the destructor does it too).
+  Status StopFollowers();
   ~LlamaExecutor();
 
-  // The device memory Create would allocate for |shape| and |options| (besides the weights).
-  static ExecutorMemory MemoryNeeded(const ModelShape& shape, const ExecutorOptions& options);
+  // The device memory Create would allocate for |shape| and |options| (besides the weights), on
+  // each of |tensor_parallel| ranks.
+  static ExecutorMemory MemoryNeeded(const ModelShape& shape, const ExecutorOptions& options,
+                                     int64_t tensor_parallel = 1);
   // Block-table width: the blocks one sequence can hold (its context, capped by the whole cache).
   static int64_t MaxBlocksPerSequence(const ModelShape& shape, const ExecutorOptions& options);
 
@@ -165,12 +200,30 @@ class LlamaExecutor {
     int64_t first_layer = 0, end_layer = 0;
   };
   std::vector<DeviceLayers> device_layers() const;
-  // KV cache bytes per token (all layers, K and V, scales included for I8).
+  // KV cache bytes per token (all layers, K and V, scales included for I8), on this rank.
   double kv_bytes_per_token() const;
+  // Tensor-parallel ranks (1 without tensor parallelism) and this process's rank.
+  int tensor_parallel() const;
+  int rank() const;
 
  private:
   struct Impl;
   LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptions& options, int32_t num_blocks);
+  // CreateSplit's and CreateTensorParallel's body: |devices| in layer order, or one device holding
+  // rank |collective|'s shard.
+  static StatusOr<std::unique_ptr<LlamaExecutor>> Build(
+      const std::vector<std::shared_ptr<Device>>& devices, std::shared_ptr<const LlamaModel> model,
+      const ExecutorOptions& options, std::vector<int64_t> layer_counts,
+      std::shared_ptr<Collective> collective);
+  // Runs the planned step (impl's I32 region and KV operations) on every stage, counting its
+  // kernels into last_step_; with tensor parallelism, gathers every rank's stats after it.
+  Status RunStages(const executor_internal::StepShape& shape, const std::vector<int64_t>& wanted);
+  // Enqueues the step's copy-on-write block copies and I8 scale resets (impl's lists).
+  Status ApplyKvOps();
+  // Rank 0: sends the step's plan (its shape, the I32 region, the KV operations) to the others.
+  Status SharePlan(const executor_internal::StepShape& shape);
+  // Every rank's stats of the step just run, into last_step_.ranks on rank 0.
+  Status GatherRankStats();
   // CreateSplit's parts for one device: its stream, events, weights, activations and KV pools
   // (memory checked first); then the kernels of its part of the model asked for.
   static Status OpenStage(Impl& impl, executor_internal::Stage& stage,

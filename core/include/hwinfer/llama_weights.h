@@ -45,7 +45,17 @@ struct WeightRange {
   int64_t end_layer = -1;  // -1: the last layer
   bool embedding = true;
   bool output = true;
+  // Tensor parallelism (Megatron): rank |shard| of |shards| holds rows [shard, shard + 1) / shards
+  // of wq, wk, wv, w_gate and w_up (its heads' and FFN columns' outputs) and the same share of the
+  // columns of wo and w_down (their inputs); the norms, embedding and output whole.
+  int64_t shard = 0;
+  int64_t shards = 1;
 };
+
+// Why |model|'s weights cannot be split over |shards| ranks (heads, KV heads and the FFN width
+// each divisible by it, and each column share of wo and w_down a whole number of its type's
+// blocks); OK when they can (always for one).
+Status CheckWeightShards(const LlamaModel& model, int64_t shards);
 
 class LlamaWeights {
  public:
@@ -75,9 +85,17 @@ class LlamaWeights {
   // tensor (tied embeddings).
   StatusOr<DeviceTensor> PlaceInOwnBuffer(const std::shared_ptr<Device>& device,
                                           const GgufTensorInfo& info, Stream& stream);
+  // A buffer of its own holding rank |range.shard|'s rows (|by_rows|) or columns of |info|.
+  StatusOr<DeviceTensor> PlaceShard(const std::shared_ptr<Device>& device,
+                                    const GgufTensorInfo& info, const WeightRange& range,
+                                    bool by_rows, Stream& stream);
+  // Uploads |bytes| from |src| into |buffer| on |stream|, bounding the unsynchronised bytes.
+  Status UploadBounded(Stream& stream, const uint8_t* src, const Buffer& buffer, uint64_t bytes);
 
   Buffer data_;  // the GGUF data section, imported or uploaded; empty with per-tensor buffers
   std::map<const GgufTensorInfo*, Buffer> tensor_buffers_;  // per-tensor buffers
+  std::vector<Buffer> shard_buffers_;                       // tensor-parallel slices
+  std::vector<std::vector<uint8_t>> shard_staging_;         // their host bytes, until synchronised
   uint64_t unsynchronized_bytes_ = 0;  // uploaded since the last stream synchronize
   bool imported_ = false;
 };

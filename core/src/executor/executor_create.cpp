@@ -28,7 +28,8 @@ constexpr uint64_t kAlignment = 256;
 
 uint64_t AlignUp(uint64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
-ActivationLayout LayoutActivations(const ModelShape& m, int64_t T, int64_t S, int64_t int_count) {
+ActivationLayout LayoutActivations(const ModelShape& m, const executor_internal::RankDims& dims,
+                                   int64_t T, int64_t S, int64_t int_count) {
   ActivationLayout L;
   uint64_t next = 0;
   auto take = [&next](int64_t rows, int64_t cols) {
@@ -36,7 +37,7 @@ ActivationLayout LayoutActivations(const ModelShape& m, int64_t T, int64_t S, in
     next = AlignUp(next + static_cast<uint64_t>(rows * cols) * 4);
     return offset;
   };
-  const int64_t q_dim = m.n_heads * m.head_dim(), kv_dim = m.n_kv_heads * m.head_dim();
+  const int64_t q_dim = dims.n_heads * dims.head_dim, kv_dim = dims.n_kv_heads * dims.head_dim;
   L.residual = take(T, m.d_model);
   L.normed = take(T, m.d_model);
   L.q = take(T, q_dim);
@@ -44,9 +45,9 @@ ActivationLayout LayoutActivations(const ModelShape& m, int64_t T, int64_t S, in
   L.v = take(T, kv_dim);
   L.attn = take(T, q_dim);
   L.proj = take(T, m.d_model);
-  L.gate = take(T, m.ffn_dim);
-  L.up = take(T, m.ffn_dim);
-  L.act = take(T, m.ffn_dim);
+  L.gate = take(T, dims.ffn_dim);
+  L.up = take(T, dims.ffn_dim);
+  L.act = take(T, dims.ffn_dim);
   L.last = take(S, m.d_model);
   L.logits = take(S, m.vocab_size);
   L.ints = take(1, int_count);
@@ -134,9 +135,9 @@ StatusOr<std::vector<int64_t>> LlamaExecutor::SplitLayers(
 
 namespace {
 
-// The bytes of the weights a stage holds (its layers, and the embedding / output where it has
-// them).
-double StageWeightBytes(const LlamaModel& model, const Stage& stage) {
+// The bytes of the weights a stage holds (its layers, its share of their matrices under tensor
+// parallelism, and the embedding / output where it has them).
+double StageWeightBytes(const LlamaModel& model, const Stage& stage, int64_t shards) {
   double bytes = 0;
   if (stage.first()) bytes += static_cast<double>(model.token_embd().size_bytes);
   if (stage.last) {
@@ -144,9 +145,11 @@ double StageWeightBytes(const LlamaModel& model, const Stage& stage) {
   }
   for (int64_t l = stage.first_layer; l < stage.end_layer; ++l) {
     const LlamaLayerTensors& t = model.layers()[static_cast<size_t>(l)];
-    for (const GgufTensorInfo* info :
-         {t.attn_norm, t.wq, t.wk, t.wv, t.wo, t.ffn_norm, t.w_gate, t.w_up, t.w_down}) {
+    for (const GgufTensorInfo* info : {t.attn_norm, t.ffn_norm}) {
       bytes += static_cast<double>(info->size_bytes);
+    }
+    for (const GgufTensorInfo* info : {t.wq, t.wk, t.wv, t.wo, t.w_gate, t.w_up, t.w_down}) {
+      bytes += static_cast<double>(info->size_bytes) / static_cast<double>(shards);
     }
   }
   return bytes;
@@ -160,14 +163,14 @@ StatusOr<Buffer> AllocateNamed(Device& device, uint64_t bytes, const std::string
   return buffer;
 }
 
-// The K and V pools (and I8 scales) of |stage|'s layers.
-Status AllocateKv(Stage& stage, const ModelShape& m, const ExecutorOptions& options,
-                  int32_t num_blocks) {
+// The K and V pools (and I8 scales) of |stage|'s layers, for this rank's KV heads.
+Status AllocateKv(Stage& stage, const executor_internal::RankDims& dims,
+                  const ExecutorOptions& options, int32_t num_blocks) {
   const int64_t bs = options.kv_block_size;
   const uint64_t pool_bytes = static_cast<uint64_t>(num_blocks) * static_cast<uint64_t>(bs) *
-                              static_cast<uint64_t>(m.n_kv_heads * m.head_dim()) *
+                              static_cast<uint64_t>(dims.n_kv_heads * dims.head_dim) *
                               (options.kv_dtype == HWINFER_DTYPE_I8 ? 1 : 2);
-  const uint64_t scale_bytes = static_cast<uint64_t>(num_blocks) * m.n_kv_heads * 4;
+  const uint64_t scale_bytes = static_cast<uint64_t>(num_blocks) * dims.n_kv_heads * 4;
   stage.kv.resize(static_cast<size_t>(stage.end_layer - stage.first_layer));
   for (int64_t l = stage.first_layer; l < stage.end_layer; ++l) {
     executor_internal::LayerKv& layer = stage.kv[static_cast<size_t>(l - stage.first_layer)];
@@ -202,7 +205,16 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Create(
 StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateSplit(
     const std::vector<std::shared_ptr<Device>>& devices, std::shared_ptr<const LlamaModel> model,
     const ExecutorOptions& options, std::vector<int64_t> layer_counts) {
+  return Build(devices, std::move(model), options, std::move(layer_counts), nullptr);
+}
+
+StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Build(
+    const std::vector<std::shared_ptr<Device>>& devices, std::shared_ptr<const LlamaModel> model,
+    const ExecutorOptions& options, std::vector<int64_t> layer_counts,
+    std::shared_ptr<Collective> collective) {
   HWINFER_RETURN_IF_ERROR(options.Validate().WithContext("executor options"));
+  const int64_t ranks = collective != nullptr ? collective->size() : 1;
+  if (ranks > 1) HWINFER_RETURN_IF_ERROR(CheckWeightShards(*model, ranks));
   if (devices.empty()) return InvalidArgument("executor: no device");
   for (size_t i = 0; i < devices.size(); ++i) {
     if (devices[i] == nullptr) {
@@ -218,7 +230,7 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateSplit(
                            SplitLayers(devices, m.n_layers, std::move(layer_counts)));
   const int64_t bs = options.kv_block_size;
   // Everything below is sized from these numbers: checked before anything is allocated.
-  const ExecutorMemory memory = MemoryNeeded(m, options);
+  const ExecutorMemory memory = MemoryNeeded(m, options, ranks);
   const int64_t num_blocks64 = memory.kv_tokens / bs;
   if (num_blocks64 > INT32_MAX) {
     return InvalidArgument(fmt::format("a KV cache of {} tokens needs {} blocks of {}; at most {}",
@@ -233,12 +245,15 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateSplit(
   e->model_ = model;
   Impl& impl = *e->impl_;
   impl.kv_dtype = options.kv_dtype;
+  impl.dims = executor_internal::DimsOfRank(m, ranks);
+  impl.collective = std::move(collective);
   impl.max_blocks_per_seq = MaxBlocksPerSequence(m, options);
   const int64_t T = options.max_batch_tokens, S = options.max_sequences;
   impl.ints = LayoutInts(T, S, impl.max_blocks_per_seq);
-  impl.layout = LayoutActivations(m, T, S, impl.ints.total);
+  impl.layout = LayoutActivations(m, impl.dims, T, S, impl.ints.total);
   impl.host_ints.assign(static_cast<size_t>(impl.ints.total), 0);
-  impl.zero_scales.assign(static_cast<size_t>(m.n_kv_heads), 0.0f);
+  impl.zero_scales.assign(static_cast<size_t>(impl.dims.n_kv_heads), 0.0f);
+  if (ranks > 1) impl.host_reduce.assign(static_cast<size_t>(T * m.d_model), 0.0f);
   if (devices.size() > 1) impl.host_boundary.assign(static_cast<size_t>(2 * T * m.d_model), 0.0f);
   impl.stages.resize(devices.size());
   int64_t next_layer = 0;
@@ -259,8 +274,8 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateSplit(
                                                   stage.first_layer, stage.end_layer - 1));
     }
   }
-  impl.use_graphs =
-      options.decode_graphs && devices.size() == 1 && devices.front()->SupportsGraphs();
+  impl.use_graphs = options.decode_graphs && devices.size() == 1 && ranks == 1 &&
+                    devices.front()->SupportsGraphs();
   return e;
 }
 
@@ -272,19 +287,24 @@ Status LlamaExecutor::OpenStage(Impl& impl, Stage& stage,
   HWINFER_ASSIGN_OR_RETURN(stage.stream, device.CreateStream());
   HWINFER_ASSIGN_OR_RETURN(stage.start, device.CreateEvent());
   HWINFER_ASSIGN_OR_RETURN(stage.end, device.CreateEvent());
-  const WeightRange range{stage.first_layer, stage.end_layer, stage.first(), stage.last};
+  WeightRange range{stage.first_layer, stage.end_layer, stage.first(), stage.last};
+  if (impl.collective != nullptr) {
+    range.shard = impl.collective->rank();
+    range.shards = impl.collective->size();
+  }
   HWINFER_ASSIGN_OR_RETURN(stage.weights,
                            LlamaWeights::Place(stage.device, model, stage.stream, range));
   if (!stage.weights->imported()) {
     // One device: the whole file, as uploaded; a stage: the tensors it holds.
-    const double weight_bytes = whole_model ? static_cast<double>(model->file().file_size_bytes())
-                                            : StageWeightBytes(*model, stage);
+    const double weight_bytes = whole_model && range.shards == 1
+                                    ? static_cast<double>(model->file().file_size_bytes())
+                                    : StageWeightBytes(*model, stage, range.shards);
     HWINFER_RETURN_IF_ERROR(
         executor_internal::CheckDeviceMemory(device, model->shape(), memory, weight_bytes));
   }
   HWINFER_ASSIGN_OR_RETURN(stage.activations,
                            AllocateNamed(device, impl.layout.total, "the activations"));
-  return AllocateKv(stage, model->shape(), options, num_blocks);
+  return AllocateKv(stage, impl.dims, options, num_blocks);
 }
 
 Status LlamaExecutor::QueryStageKernels(Impl& impl, Stage& stage, const ModelShape& m,

@@ -13,8 +13,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
+#include "hwinfer/collective.h"
 #include "hwinfer/device.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_weights.h"
@@ -70,6 +72,16 @@ struct StepShape {
 
 // Called with each kernel descriptor in order: launches it, or (at Create) queries it.
 using KernelSink = std::function<Status(const hwinfer_kernel_desc& desc, const char* what)>;
+// Tensor parallelism: called where the ranks' partial sums of the F32 rows [count] at byte
+// |offset| of the activations must be summed (after layer |layer|'s |what| projection).
+using ReduceSink =
+    std::function<Status(uint64_t offset, int64_t count, int64_t layer, const char* what)>;
+
+// The attention heads, KV heads and FFN width one of |ranks| tensor-parallel ranks computes.
+struct RankDims {
+  int64_t n_heads = 0, n_kv_heads = 0, head_dim = 0, ffn_dim = 0;
+};
+RankDims DimsOfRank(const ModelShape& m, int64_t ranks);
 
 // OutOfMemory when |memory| plus |weight_bytes| (weights uploaded rather than imported) is more
 // than the device has (its free memory when it reports one, else its total); OK when the device
@@ -102,6 +114,9 @@ struct Stage {
 }  // namespace executor_internal
 
 struct LlamaExecutor::Impl {
+  executor_internal::RankDims dims;            // this rank's heads and FFN width
+  std::shared_ptr<Collective> collective;      // tensor parallelism; null without
+  bool followers_stopped = false;              // rank 0 has sent the stop
   executor_internal::ActivationLayout layout;  // the same in every stage's buffer
   executor_internal::IntLayout ints;
   int64_t max_blocks_per_seq = 0;
@@ -113,6 +128,11 @@ struct LlamaExecutor::Impl {
   std::vector<float> host_logits;
   std::vector<float> host_boundary;  // [2, T, d]: residual and proj handed to the next stage
   std::vector<float> zero_scales;    // [Hkv] zeros: a fresh I8 block starts at scale 0
+  std::vector<float> host_reduce;    // [T, d]: rows being all-reduced
+  // The step's KV operations, enqueued before its kernels (and sent to the other ranks).
+  std::vector<std::pair<int32_t, int32_t>> kv_copies;  // copy-on-write (from, to) blocks
+  std::vector<int32_t> kv_resets;                      // fresh I8 blocks whose scales start at 0
+  std::vector<int32_t> plan;  // tensor parallelism: the step's plan as sent (tensor_parallel.cpp)
 
   bool use_graphs = false;  // options.decode_graphs, one stage, and the device can capture
   // Decode graphs by batch size. Declared last: destroyed first, before the buffers they use (the
@@ -122,9 +142,11 @@ struct LlamaExecutor::Impl {
   // The kernels of |stage|'s part of one forward pass for |shape|: the embedding on the first
   // stage, its layers, the output norm on the last (the I32 region must already hold its arrays;
   // a later stage's residual and proj rows the previous stage's).
+  // With tensor parallelism, |reduce| is called at each all-reduce (null: none, as at Create).
   Status EmitForward(const executor_internal::Stage& stage, const ExecutorOptions& options,
                      int32_t num_blocks, const executor_internal::StepShape& shape,
-                     const executor_internal::KernelSink& sink) const;
+                     const executor_internal::KernelSink& sink,
+                     const executor_internal::ReduceSink* reduce = nullptr) const;
   // The output projection of the rows the step wants logits for (on the last stage, after
   // EmitForward and the copies of those rows into layout.last).
   Status EmitLogits(const executor_internal::Stage& stage,

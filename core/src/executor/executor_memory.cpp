@@ -19,25 +19,28 @@ int64_t CeilBlocks(int64_t tokens, int64_t block_size) {
 
 }  // namespace
 
-ExecutorMemory LlamaExecutor::MemoryNeeded(const ModelShape& m, const ExecutorOptions& options) {
+ExecutorMemory LlamaExecutor::MemoryNeeded(const ModelShape& m, const ExecutorOptions& options,
+                                           int64_t tensor_parallel) {
   ExecutorMemory memory;
+  // This rank's heads and FFN width (a degree that does not divide them is refused at Create).
+  const double ranks = static_cast<double>(std::max<int64_t>(tensor_parallel, 1));
   const int64_t bs = std::max<int64_t>(options.kv_block_size, 1);
   const int64_t asked =
       options.kv_cache_tokens > 0 ? options.kv_cache_tokens : 2 * m.context_length;
   memory.kv_tokens = CeilBlocks(asked, bs) * bs;
   const double blocks = static_cast<double>(CeilBlocks(asked, bs));
-  const double kv_dim = static_cast<double>(m.n_kv_heads) * static_cast<double>(m.head_dim());
+  const double kv_heads = static_cast<double>(m.n_kv_heads) / ranks;
+  const double kv_dim = kv_heads * static_cast<double>(m.head_dim());
   const double element = options.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0;
-  const double scales =
-      options.kv_dtype == HWINFER_DTYPE_I8 ? 4.0 * static_cast<double>(m.n_kv_heads) : 0.0;
+  const double scales = options.kv_dtype == HWINFER_DTYPE_I8 ? 4.0 * kv_heads : 0.0;
   memory.kv_bytes = 2.0 * static_cast<double>(m.n_layers) * blocks *
                     (static_cast<double>(bs) * kv_dim * element + scales);
 
   // The activation buffer (executor_internal.h's ActivationLayout, F32 rows; I32 region).
   const double T = static_cast<double>(options.max_batch_tokens);
   const double S = static_cast<double>(options.max_sequences);
-  const double d = static_cast<double>(m.d_model), ffn = static_cast<double>(m.ffn_dim);
-  const double q_dim = static_cast<double>(m.n_heads) * static_cast<double>(m.head_dim());
+  const double d = static_cast<double>(m.d_model), ffn = static_cast<double>(m.ffn_dim) / ranks;
+  const double q_dim = static_cast<double>(m.n_heads) / ranks * static_cast<double>(m.head_dim());
   const double per_token = 3.0 * d + 2.0 * q_dim + 2.0 * kv_dim + 3.0 * ffn + 3.0;
   const double per_sequence = d + static_cast<double>(m.vocab_size) + 4.0 +
                               2.0 * static_cast<double>(MaxBlocksPerSequence(m, options));
@@ -54,6 +57,15 @@ int64_t LlamaExecutor::MaxBlocksPerSequence(const ModelShape& m, const ExecutorO
 }
 
 namespace executor_internal {
+
+RankDims DimsOfRank(const ModelShape& m, int64_t ranks) {
+  RankDims dims;
+  dims.n_heads = m.n_heads / ranks;
+  dims.n_kv_heads = m.n_kv_heads / ranks;
+  dims.head_dim = m.head_dim();
+  dims.ffn_dim = m.ffn_dim / ranks;
+  return dims;
+}
 
 Status CheckDeviceMemory(const Device& device, const ModelShape& m, const ExecutorMemory& memory,
                          double weight_bytes) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -65,6 +66,10 @@ LlamaExecutor::LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptio
 LlamaExecutor::~LlamaExecutor() {
   // No graph may be destroyed while a replay of it is queued (a failed step can leave one).
   if (impl_ == nullptr) return;
+  if (impl_->collective != nullptr && impl_->collective->rank() == 0) {
+    const Status stopped = StopFollowers();
+    if (!stopped.ok()) Log(LogLevel::kWarning, "executor", stopped.ToString());
+  }
   for (Stage& stage : impl_->stages) {
     if (stage.stream.handle() != nullptr) (void)stage.stream.Synchronize();
   }
@@ -96,7 +101,15 @@ double LlamaExecutor::kv_bytes_per_token() const {
       options_.kv_dtype == HWINFER_DTYPE_I8
           ? 2.0 * static_cast<double>(m.n_layers * m.n_kv_heads) * 4.0 / options_.kv_block_size
           : 0.0;
-  return m.KvBytesPerToken(element) + scales;
+  return (m.KvBytesPerToken(element) + scales) / tensor_parallel();
+}
+
+int LlamaExecutor::tensor_parallel() const {
+  return impl_->collective != nullptr ? impl_->collective->size() : 1;
+}
+
+int LlamaExecutor::rank() const {
+  return impl_->collective != nullptr ? impl_->collective->rank() : 0;
 }
 
 Status LlamaExecutor::Release(SequenceId sequence) { return kv_.Release(sequence); }
@@ -171,6 +184,8 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   const IntLayout& I = impl.ints;
   const int64_t MB = impl.max_blocks_per_seq;
   std::fill(ints.begin(), ints.end(), 0);
+  impl.kv_copies.clear();
+  impl.kv_resets.clear();
   std::vector<int64_t> logits_rows;  // per chunk in |order|: the token row, or -1
   int64_t row = 0;
   for (size_t i : order) {
@@ -183,9 +198,7 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
       return Internal("executor step: KV append failed after the capacity check: " +
                       appended.status().ToString());
     }
-    for (const auto& [from, to] : appended->copy_on_write) {
-      HWINFER_RETURN_IF_ERROR(CopyKvBlock(from, to));
-    }
+    for (const auto& copy : appended->copy_on_write) impl.kv_copies.push_back(copy);
     for (int64_t t = 0; t < n; ++t) {
       const auto r = static_cast<size_t>(row + t);
       const int32_t slot = appended->slots[static_cast<size_t>(t)];
@@ -193,7 +206,7 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
       ints[static_cast<size_t>(I.positions) + r] = static_cast<int32_t>(held + t);
       ints[static_cast<size_t>(I.slots) + r] = slot;
       if (impl.kv_dtype == HWINFER_DTYPE_I8 && slot % bs == 0) {
-        HWINFER_RETURN_IF_ERROR(ResetBlockScales(slot / static_cast<int32_t>(bs)));
+        impl.kv_resets.push_back(slot / static_cast<int32_t>(bs));
       }
     }
     const std::vector<int32_t>& table = kv_.BlockTable(chunk.sequence);
@@ -223,7 +236,36 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
     if (wanted[i] != static_cast<int64_t>(i)) shape.logits_from_normed = false;
   }
 
-  // ---- run: each device its layers, in order ----
+  // ---- run: each device its layers, in order (every rank the same step) ----
+  if (impl.collective != nullptr) HWINFER_RETURN_IF_ERROR(SharePlan(shape));
+  HWINFER_RETURN_IF_ERROR(RunStages(shape, wanted));
+
+  const int64_t step = ++steps_run_;
+  const auto vocab = static_cast<size_t>(m.vocab_size);
+  std::vector<std::vector<float>> result(batch.size());
+  size_t next_logits = 0;
+  for (size_t j = 0; j < order.size(); ++j) {
+    if (logits_rows[j] < 0) continue;
+    const float* begin = impl.host_logits.data() + next_logits * vocab;
+    // Sampling from inf or NaN picks a token that means nothing: that is an error, not output.
+    const float* bad =
+        std::find_if(begin, begin + vocab, [](float x) { return !std::isfinite(x); });
+    if (bad != begin + vocab) {
+      return Internal(fmt::format(
+          "executor step {}: the logits of sequence {} are not finite ({} at token {}); the "
+          "model's weights or activations hold inf or NaN",
+          step, batch[order[j]].sequence, *bad, bad - begin));
+    }
+    result[order[j]].assign(begin, begin + vocab);
+    ++next_logits;
+  }
+  return result;
+}
+
+Status LlamaExecutor::RunStages(const StepShape& shape, const std::vector<int64_t>& wanted) {
+  Impl& impl = *impl_;
+  const std::vector<int32_t>& ints = impl.host_ints;
+  HWINFER_RETURN_IF_ERROR(ApplyKvOps());
   last_step_ = StepStats{};
   // Attention's context lengths and query starts live in the I32 region: read them from the host
   // copy uploaded to every device.
@@ -254,27 +296,8 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
     last_step_.device_seconds += seconds;
     last_step_.stage_seconds.push_back(seconds);
   }
-
-  const int64_t step = ++steps_run_;
-  const auto vocab = static_cast<size_t>(m.vocab_size);
-  std::vector<std::vector<float>> result(batch.size());
-  size_t next_logits = 0;
-  for (size_t j = 0; j < order.size(); ++j) {
-    if (logits_rows[j] < 0) continue;
-    const float* begin = impl.host_logits.data() + next_logits * vocab;
-    // Sampling from inf or NaN picks a token that means nothing: that is an error, not output.
-    const float* bad =
-        std::find_if(begin, begin + vocab, [](float x) { return !std::isfinite(x); });
-    if (bad != begin + vocab) {
-      return Internal(fmt::format(
-          "executor step {}: the logits of sequence {} are not finite ({} at token {}); the "
-          "model's weights or activations hold inf or NaN",
-          step, batch[order[j]].sequence, *bad, bad - begin));
-    }
-    result[order[j]].assign(begin, begin + vocab);
-    ++next_logits;
-  }
-  return result;
+  if (impl.collective != nullptr) return GatherRankStats();
+  return Status::Ok();
 }
 
 StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepShape& shape,
@@ -301,6 +324,22 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
     if (!status.ok()) return status.WithContext(what);
     return count(desc, what);
   };
+  // Tensor parallelism: the ranks' partial rows summed through host memory.
+  const executor_internal::ReduceSink reduce = [&](uint64_t offset, int64_t count_floats,
+                                                   int64_t layer, const char* what) -> Status {
+    const uint64_t bytes = static_cast<uint64_t>(count_floats) * sizeof(float);
+    float* host = impl.host_reduce.data();
+    HWINFER_RETURN_IF_ERROR(stream.CopyD2H(stage.activations, offset, host, bytes));
+    HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext("executor step"));
+    const auto begin = std::chrono::steady_clock::now();
+    HWINFER_RETURN_IF_ERROR(impl.collective->AllReduceSum(
+        host, count_floats,
+        fmt::format("the all-reduce after layer {}'s {} (step {})", layer, what, steps_run_ + 1)));
+    last_step_.comm_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    return stream.CopyH2D(host, stage.activations, offset, bytes);
+  };
+  const executor_internal::ReduceSink* reduce_sink = impl.collective != nullptr ? &reduce : nullptr;
   // A decode-only step whose rows are the logits rows depends on its batch size alone: replay.
   const bool graph_step = impl.use_graphs && shape.n_prefill_seqs == 0 &&
                           shape.logits_from_normed && shape.n_logits == shape.n_decode_seqs;
@@ -325,7 +364,8 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
     HWINFER_RETURN_IF_ERROR(impl.EmitLogits(stage, shape, count));
     last_step_.graph_replayed = true;
   } else {
-    HWINFER_RETURN_IF_ERROR(impl.EmitForward(stage, options_, num_blocks, shape, launch));
+    HWINFER_RETURN_IF_ERROR(
+        impl.EmitForward(stage, options_, num_blocks, shape, launch, reduce_sink));
     if (stage.last) {
       const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
       if (!shape.logits_from_normed) {
@@ -383,13 +423,19 @@ StatusOr<const Graph*> LlamaExecutor::DecodeGraph(const StepShape& shape) {
   return &impl.decode_graphs.emplace(shape.n_decode_seqs, std::move(*graph)).first->second;
 }
 
+Status LlamaExecutor::ApplyKvOps() {
+  for (const auto& [from, to] : impl_->kv_copies) HWINFER_RETURN_IF_ERROR(CopyKvBlock(from, to));
+  for (const int32_t block : impl_->kv_resets) HWINFER_RETURN_IF_ERROR(ResetBlockScales(block));
+  return Status::Ok();
+}
+
 Status LlamaExecutor::CopyKvBlock(int32_t from, int32_t to) {
   Impl& impl = *impl_;
-  const ModelShape& m = model().shape();
+  const executor_internal::RankDims& dims = impl.dims;
   const uint64_t block_bytes = static_cast<uint64_t>(options_.kv_block_size) *
-                               static_cast<uint64_t>(m.n_kv_heads * m.head_dim()) *
+                               static_cast<uint64_t>(dims.n_kv_heads * dims.head_dim) *
                                (impl.kv_dtype == HWINFER_DTYPE_I8 ? 1 : 2);
-  const uint64_t scale_bytes = static_cast<uint64_t>(m.n_kv_heads) * 4;
+  const uint64_t scale_bytes = static_cast<uint64_t>(dims.n_kv_heads) * 4;
   for (Stage& stage : impl.stages) {
     for (const executor_internal::LayerKv& layer : stage.kv) {
       for (const Buffer* pool : {&layer.k, &layer.v}) {

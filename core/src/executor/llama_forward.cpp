@@ -34,12 +34,14 @@ Status EmitMatmul(const KernelSink& sink, const char* what, const hwinfer_tensor
 
 Status LlamaExecutor::Impl::EmitForward(const executor_internal::Stage& stage,
                                         const ExecutorOptions& options, int32_t num_blocks,
-                                        const StepShape& s, const KernelSink& sink) const {
+                                        const StepShape& s, const KernelSink& sink,
+                                        const executor_internal::ReduceSink* reduce) const {
   const LlamaWeights& weights = *stage.weights;
   const ModelShape& m = weights.model().shape();
   const int64_t T = s.n_tokens, P = s.n_prefill_tokens, Sp = s.n_prefill_seqs, Sd = s.n_decode_seqs;
-  const int64_t d = m.d_model, H = m.n_heads, Hkv = m.n_kv_heads, hd = m.head_dim();
-  const int64_t ffn = m.ffn_dim, bs = options.kv_block_size, MB = max_blocks_per_seq;
+  // H, Hkv and ffn are this rank's share under tensor parallelism (all of them otherwise).
+  const int64_t d = m.d_model, H = dims.n_heads, Hkv = dims.n_kv_heads, hd = dims.head_dim;
+  const int64_t ffn = dims.ffn_dim, bs = options.kv_block_size, MB = max_blocks_per_seq;
   const executor_internal::ActivationLayout& L = layout;
   hwinfer_buffer* act = stage.activations.handle();
   auto f32 = [act](uint64_t offset, std::initializer_list<int64_t> shape) {
@@ -165,6 +167,7 @@ Status LlamaExecutor::Impl::EmitForward(const executor_internal::Stage& stage,
     }
     HWINFER_RETURN_IF_ERROR(
         EmitMatmul(sink, "attention output", f32(L.attn, {T, H * hd}), w.wo, f32(L.proj, {T, d})));
+    if (reduce != nullptr) HWINFER_RETURN_IF_ERROR((*reduce)(L.proj, T * d, l, "attention output"));
     HWINFER_RETURN_IF_ERROR(norm(w.ffn_norm, true, "ffn norm"));
     HWINFER_RETURN_IF_ERROR(EmitMatmul(sink, "ffn gate", h, w.w_gate, f32(L.gate, {T, ffn})));
     HWINFER_RETURN_IF_ERROR(EmitMatmul(sink, "ffn up", h, w.w_up, f32(L.up, {T, ffn})));
@@ -179,6 +182,7 @@ Status LlamaExecutor::Impl::EmitForward(const executor_internal::Stage& stage,
     }
     HWINFER_RETURN_IF_ERROR(
         EmitMatmul(sink, "ffn down", f32(L.act, {T, ffn}), w.w_down, f32(L.proj, {T, d})));
+    if (reduce != nullptr) HWINFER_RETURN_IF_ERROR((*reduce)(L.proj, T * d, l, "ffn down"));
   }
   return stage.last ? norm(weights.output_norm, true, "output norm") : Status::Ok();
 }

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 
 #include "hwinfer/tensor_view.h"
 
@@ -58,16 +60,96 @@ StatusOr<DeviceTensor> LlamaWeights::PlaceInOwnBuffer(const std::shared_ptr<Devi
         model_->file().name(), info.name, info.size_bytes, device->id(), max_bytes));
   }
   HWINFER_ASSIGN_OR_RETURN(Buffer buffer, device->Allocate(info.size_bytes));
-  HWINFER_RETURN_IF_ERROR(Upload(stream, model_->file().TensorData(info), buffer, info.size_bytes));
-  // The staging memory of the copies lives until the stream passes them: bound it.
-  unsynchronized_bytes_ += info.size_bytes;
-  if (unsynchronized_bytes_ >= kUploadChunkBytes) {
-    HWINFER_RETURN_IF_ERROR(stream.Synchronize());
-    unsynchronized_bytes_ = 0;
-  }
+  HWINFER_RETURN_IF_ERROR(
+      UploadBounded(stream, model_->file().TensorData(info), buffer, info.size_bytes));
   hwinfer_buffer* handle = buffer.handle();
   tensor_buffers_.emplace(&info, std::move(buffer));
   return TensorAt(handle, 0, info);
+}
+
+Status LlamaWeights::UploadBounded(Stream& stream, const uint8_t* src, const Buffer& buffer,
+                                   uint64_t bytes) {
+  HWINFER_RETURN_IF_ERROR(Upload(stream, src, buffer, bytes));
+  // The staging memory of the copies lives until the stream passes them: bound it.
+  unsynchronized_bytes_ += bytes;
+  if (unsynchronized_bytes_ >= kUploadChunkBytes) {
+    HWINFER_RETURN_IF_ERROR(stream.Synchronize());
+    unsynchronized_bytes_ = 0;
+    shard_staging_.clear();
+  }
+  return Status::Ok();
+}
+
+StatusOr<DeviceTensor> LlamaWeights::PlaceShard(const std::shared_ptr<Device>& device,
+                                                const GgufTensorInfo& info,
+                                                const WeightRange& range, bool by_rows,
+                                                Stream& stream) {
+  DeviceTensor whole = TensorAt(nullptr, 0, info);
+  uint64_t block_values = 0, block_bytes = 0;
+  if (!GgmlTypeBlock(info.ggml_type, &block_values, &block_bytes)) {
+    return Unsupported(fmt::format("{}: tensor {} has type {}, which cannot be split",
+                                   model_->file().name(), info.name, info.ggml_type));
+  }
+  const uint64_t row_bytes = static_cast<uint64_t>(whole.cols) / block_values * block_bytes;
+  const uint8_t* data = model_->file().TensorData(info);
+  DeviceTensor part = whole;
+  std::vector<uint8_t> bytes;
+  if (by_rows) {  // rows [first, first + rows): contiguous
+    part.rows = whole.rows / range.shards;
+    const uint64_t first = static_cast<uint64_t>(range.shard * part.rows) * row_bytes;
+    if (imported_) {
+      part.buffer = data_.handle();
+      part.offset_bytes = info.offset_bytes + first;
+      return part;
+    }
+    bytes.assign(data + first, data + first + static_cast<uint64_t>(part.rows) * row_bytes);
+  } else {  // columns [first, first + cols) of every row: whole blocks (CheckWeightShards)
+    part.cols = whole.cols / range.shards;
+    const uint64_t part_bytes = static_cast<uint64_t>(part.cols) / block_values * block_bytes;
+    const uint64_t first = static_cast<uint64_t>(range.shard) * part_bytes;
+    bytes.resize(static_cast<size_t>(whole.rows) * part_bytes);
+    for (int64_t r = 0; r < whole.rows; ++r) {
+      std::memcpy(bytes.data() + static_cast<uint64_t>(r) * part_bytes,
+                  data + static_cast<uint64_t>(r) * row_bytes + first, part_bytes);
+    }
+  }
+  HWINFER_ASSIGN_OR_RETURN(Buffer buffer, device->Allocate(bytes.size()));
+  shard_staging_.push_back(std::move(bytes));
+  const std::vector<uint8_t>& staged = shard_staging_.back();
+  HWINFER_RETURN_IF_ERROR(UploadBounded(stream, staged.data(), buffer, staged.size()));
+  part.buffer = buffer.handle();
+  part.offset_bytes = 0;
+  shard_buffers_.push_back(std::move(buffer));
+  return part;
+}
+
+Status CheckWeightShards(const LlamaModel& model, int64_t shards) {
+  const ModelShape& m = model.shape();
+  if (shards < 1) return InvalidArgument(fmt::format("{} tensor-parallel ranks", shards));
+  for (const auto& [count, what] : {std::pair{m.n_heads, "attention heads"},
+                                    {m.n_kv_heads, "KV heads"},
+                                    {m.ffn_dim, "FFN width"}}) {
+    if (count % shards != 0) {
+      return InvalidArgument(fmt::format(
+          "tensor parallelism of {} does not divide the {} {} of {}; use a degree that divides "
+          "{} heads, {} KV heads and an FFN width of {}",
+          shards, count, what, m.name, m.n_heads, m.n_kv_heads, m.ffn_dim));
+    }
+  }
+  for (const LlamaLayerTensors& layer : model.layers()) {
+    for (const GgufTensorInfo* info : {layer.wo, layer.w_down}) {
+      uint64_t block_values = 0, block_bytes = 0;
+      const int64_t cols = info->RowMajorShape().back();
+      if (!GgmlTypeBlock(info->ggml_type, &block_values, &block_bytes) ||
+          (cols / shards) % static_cast<int64_t>(block_values) != 0) {
+        return InvalidArgument(fmt::format(
+            "tensor parallelism of {}: each rank's {} columns of {} ({} in all) are not a whole "
+            "number of its type's blocks of {} values",
+            shards, cols / shards, info->name, cols, block_values));
+      }
+    }
+  }
+  return Status::Ok();
 }
 
 StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_ptr<Device>& device,
@@ -90,8 +172,12 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
     return InvalidArgument(fmt::format("{}: layers [{}, {}) are not within the model's {}",
                                        file.name(), range.first_layer, end_layer, n_layers));
   }
-  const bool whole =
-      range.first_layer == 0 && end_layer == n_layers && range.embedding && range.output;
+  const bool whole = range.first_layer == 0 && end_layer == n_layers && range.embedding &&
+                     range.output && range.shards == 1;
+  if (range.shards > 1) HWINFER_RETURN_IF_ERROR(CheckWeightShards(m, range.shards));
+  if (range.shard < 0 || range.shard >= range.shards) {
+    return InvalidArgument(fmt::format("weight shard {} of {}", range.shard, range.shards));
+  }
   // Import where the device can read host memory in place; the kernels only read weights.
   auto imported = device->ImportHost(const_cast<uint8_t*>(section), section_bytes);
   bool per_tensor = false;
@@ -128,16 +214,23 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
     for (int64_t index = range.first_layer; index < end_layer; ++index) {
       const LlamaLayerTensors& l = m.layers()[static_cast<size_t>(index)];
       LlamaLayerWeights& layer = w.layers[static_cast<size_t>(index)];
-      for (auto [slot, info] : {std::pair{&layer.attn_norm, l.attn_norm},
-                                {&layer.wq, l.wq},
-                                {&layer.wk, l.wk},
-                                {&layer.wv, l.wv},
-                                {&layer.wo, l.wo},
-                                {&layer.ffn_norm, l.ffn_norm},
-                                {&layer.w_gate, l.w_gate},
-                                {&layer.w_up, l.w_up},
-                                {&layer.w_down, l.w_down}}) {
+      for (auto [slot, info] :
+           {std::pair{&layer.attn_norm, l.attn_norm}, {&layer.ffn_norm, l.ffn_norm}}) {
         HWINFER_ASSIGN_OR_RETURN(*slot, place(*info));
+      }
+      // Megatron: the outputs of q, k, v, gate and up by rows, the inputs of o and down by columns.
+      for (auto [slot, info, by_rows] : {std::tuple{&layer.wq, l.wq, true},
+                                         {&layer.wk, l.wk, true},
+                                         {&layer.wv, l.wv, true},
+                                         {&layer.wo, l.wo, false},
+                                         {&layer.w_gate, l.w_gate, true},
+                                         {&layer.w_up, l.w_up, true},
+                                         {&layer.w_down, l.w_down, false}}) {
+        if (range.shards == 1) {
+          HWINFER_ASSIGN_OR_RETURN(*slot, place(*info));
+        } else {
+          HWINFER_ASSIGN_OR_RETURN(*slot, w.PlaceShard(device, *info, range, by_rows, stream));
+        }
       }
     }
     return Status::Ok();
@@ -145,6 +238,7 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
   const Status placed = place_all();
   // Uploads still queued must finish before a failure frees their buffers.
   const Status uploaded = stream.Synchronize();
+  w.shard_staging_.clear();
   HWINFER_RETURN_IF_ERROR(placed);
   HWINFER_RETURN_IF_ERROR(uploaded);
   return weights;

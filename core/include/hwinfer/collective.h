@@ -1,0 +1,44 @@
+// hwinfer/collective.h — the host collectives tensor parallelism runs on (docs/multi-device.md
+// section 3): every rank of a group calls the same operations in the same order, each on its own
+// host memory. Implementations: MPI ranks (hwinfer/mpi_collective.h, one process per rank) and
+// threads of one process (MakeLocalCollectives, for tests and for ranks that share a process).
+//
+// Every call but an |idle| broadcast waits at most the group's deadline for the other ranks;
+// past it the call fails with Unavailable naming the rank, the call and the wait, and every later
+// call on that rank fails at once with the same error (a group that lost a rank cannot go on).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hwinfer/status.h"
+
+namespace hwinfer {
+
+class Collective {
+ public:
+  virtual ~Collective() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // data [count] floats: on return every rank holds the sum over the ranks, the same values on
+  // every rank. |what| names the call in errors ("all-reduce after the attention output").
+  virtual Status AllReduceSum(float* data, int64_t count, const std::string& what) = 0;
+  // Rank 0's |bytes| bytes at |data| into |data| on every rank. |idle|: the wait has no deadline
+  // (a rank waiting for rank 0's next step, which may be idle for as long as it likes).
+  virtual Status Broadcast(void* data, int64_t bytes, const std::string& what, bool idle) = 0;
+  // Each rank's |bytes| bytes at |data| into out [size(), bytes], in rank order, on every rank.
+  virtual Status AllGather(const void* data, int64_t bytes, void* out, const std::string& what) = 0;
+};
+
+// Every rank learns every rank's |mine|: OK when all are OK, else the lowest failing rank's error
+// (its code, its message after "rank R: "), the same on every rank. A failure of the exchange
+// itself is returned as it is.
+Status AgreeOnStatus(Collective& collective, const Status& mine, const std::string& what);
+
+// |size| ranks of one process, to be used by |size| threads, rank i by one thread: each call
+// returns once every rank has made it. |deadline_seconds| bounds each wait.
+std::vector<std::shared_ptr<Collective>> MakeLocalCollectives(int size, double deadline_seconds);
+
+}  // namespace hwinfer

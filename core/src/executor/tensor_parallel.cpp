@@ -1,0 +1,159 @@
+// tensor_parallel.cpp — the LlamaExecutor's tensor-parallel side (hwinfer/llama_executor.h,
+// docs/multi-device.md section 3): creating every rank's shard with one agreed outcome, rank 0
+// sending each step's plan, the other ranks running it, and every rank's step stats gathered.
+//
+// A step's plan is what rank 0 decided on the host: the step's shape, its I32 region (token ids,
+// positions, slots, block tables, context lengths) and its KV operations (copy-on-write copies,
+// I8 scale resets). The other ranks hold no KV bookkeeping of their own: they run exactly that.
+#include <fmt/format.h>
+
+#include <type_traits>
+
+#include "executor_internal.h"
+#include "hwinfer/llama_executor.h"
+
+namespace hwinfer {
+namespace {
+
+using executor_internal::StepShape;
+
+// The fixed-size part of a step's plan; |stop| ends the other ranks' Follow.
+struct PlanHeader {
+  int64_t stop = 0;
+  int64_t n_tokens = 0, n_prefill_tokens = 0, n_prefill_seqs = 0, n_decode_seqs = 0;
+  int64_t n_ints = 0, n_copies = 0, n_resets = 0;
+};
+
+static_assert(std::is_trivially_copyable_v<ExecutorOptions>, "sent as bytes");
+static_assert(std::is_trivially_copyable_v<RankStepStats>, "sent as bytes");
+
+constexpr char kCreating[] = "creating the tensor-parallel shards";
+
+// Rank 0's options on every rank (the others wait for rank 0 without a deadline: it may be
+// loading a large model).
+Status ShareOptions(Collective& collective, ExecutorOptions* options) {
+  return collective.Broadcast(options, sizeof(*options), "rank 0's executor options",
+                              collective.rank() != 0);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateTensorParallel(
+    std::shared_ptr<Device> device, std::shared_ptr<const LlamaModel> model,
+    const ExecutorOptions& options, std::shared_ptr<Collective> collective) {
+  if (collective == nullptr) return InvalidArgument("tensor parallelism: no collective");
+  ExecutorOptions shared = options;
+  HWINFER_RETURN_IF_ERROR(ShareOptions(*collective, &shared));
+  StatusOr<std::unique_ptr<LlamaExecutor>> created =
+      device == nullptr  ? StatusOr<std::unique_ptr<LlamaExecutor>>(InvalidArgument("no device"))
+      : model == nullptr ? StatusOr<std::unique_ptr<LlamaExecutor>>(InvalidArgument("no model"))
+                         : Build({device}, model, shared, {}, collective);
+  const Status agreed =
+      AgreeOnStatus(*collective, created.ok() ? Status::Ok() : created.status(), kCreating);
+  if (!agreed.ok()) {
+    // The other ranks are not following: rank 0's executor must not send them a stop.
+    if (created.ok()) (*created)->impl_->followers_stopped = true;
+    return agreed;
+  }
+  return created;
+}
+
+Status LlamaExecutor::FailTensorParallel(Collective& collective, const Status& why) {
+  ExecutorOptions ignored;
+  HWINFER_RETURN_IF_ERROR(ShareOptions(collective, &ignored));
+  const Status agreed = AgreeOnStatus(collective, why, kCreating);
+  return agreed.ok() ? Internal("FailTensorParallel: |why| is OK") : agreed;
+}
+
+Status LlamaExecutor::SharePlan(const StepShape& shape) {
+  Impl& impl = *impl_;
+  PlanHeader header;
+  header.n_tokens = shape.n_tokens;
+  header.n_prefill_tokens = shape.n_prefill_tokens;
+  header.n_prefill_seqs = shape.n_prefill_seqs;
+  header.n_decode_seqs = shape.n_decode_seqs;
+  header.n_ints = static_cast<int64_t>(impl.host_ints.size());
+  header.n_copies = static_cast<int64_t>(impl.kv_copies.size());
+  header.n_resets = static_cast<int64_t>(impl.kv_resets.size());
+  Collective& collective = *impl.collective;
+  HWINFER_RETURN_IF_ERROR(
+      collective.Broadcast(&header, sizeof(header), "rank 0's step plan", false));
+  std::vector<int32_t>& plan = impl.plan;
+  plan.assign(impl.host_ints.begin(), impl.host_ints.end());
+  for (const auto& [from, to] : impl.kv_copies) {
+    plan.push_back(from);
+    plan.push_back(to);
+  }
+  plan.insert(plan.end(), impl.kv_resets.begin(), impl.kv_resets.end());
+  return collective.Broadcast(plan.data(), static_cast<int64_t>(plan.size() * sizeof(int32_t)),
+                              "rank 0's step plan", false);
+}
+
+Status LlamaExecutor::Follow() {
+  Impl& impl = *impl_;
+  if (impl.collective == nullptr || impl.collective->rank() == 0) {
+    return FailedPrecondition("Follow runs on tensor-parallel ranks other than 0");
+  }
+  Collective& collective = *impl.collective;
+  for (;;) {
+    PlanHeader header;
+    HWINFER_RETURN_IF_ERROR(
+        collective.Broadcast(&header, sizeof(header), "waiting for rank 0's next step", true));
+    if (header.stop != 0) return Status::Ok();
+    if (header.n_ints != static_cast<int64_t>(impl.host_ints.size()) || header.n_copies < 0 ||
+        header.n_resets < 0 || header.n_tokens > options_.max_batch_tokens) {
+      return Internal(fmt::format(
+          "rank {}: rank 0's step plan does not fit this rank's executor ({} integers, {} "
+          "tokens; this rank has {} and {})",
+          collective.rank(), header.n_ints, header.n_tokens, impl.host_ints.size(),
+          options_.max_batch_tokens));
+    }
+    std::vector<int32_t>& plan = impl.plan;
+    plan.resize(static_cast<size_t>(header.n_ints + 2 * header.n_copies + header.n_resets));
+    HWINFER_RETURN_IF_ERROR(
+        collective.Broadcast(plan.data(), static_cast<int64_t>(plan.size() * sizeof(int32_t)),
+                             "rank 0's step plan", false));
+    auto next = plan.begin();
+    std::copy(next, next + header.n_ints, impl.host_ints.begin());
+    next += header.n_ints;
+    impl.kv_copies.clear();
+    for (int64_t i = 0; i < header.n_copies; ++i, next += 2)
+      impl.kv_copies.emplace_back(next[0], next[1]);
+    impl.kv_resets.assign(next, plan.end());
+    StepShape shape;
+    shape.n_tokens = header.n_tokens;
+    shape.n_prefill_tokens = header.n_prefill_tokens;
+    shape.n_prefill_seqs = header.n_prefill_seqs;
+    shape.n_decode_seqs = header.n_decode_seqs;
+    shape.logits_from_normed = true;  // no logits here: rank 0 projects and samples
+    HWINFER_RETURN_IF_ERROR(RunStages(shape, {}));
+    ++steps_run_;
+  }
+}
+
+Status LlamaExecutor::StopFollowers() {
+  Impl& impl = *impl_;
+  if (impl.collective == nullptr || impl.collective->rank() != 0 || impl.followers_stopped) {
+    return Status::Ok();
+  }
+  impl.followers_stopped = true;
+  PlanHeader header;
+  header.stop = 1;
+  return impl.collective->Broadcast(&header, sizeof(header), "stopping the other ranks", false);
+}
+
+Status LlamaExecutor::GatherRankStats() {
+  Collective& collective = *impl_->collective;
+  RankStepStats mine;
+  mine.cost = last_step_.cost;
+  mine.kernels = last_step_.kernels;
+  mine.device_seconds = last_step_.device_seconds;
+  mine.comm_seconds = last_step_.comm_seconds;
+  std::vector<RankStepStats> all(static_cast<size_t>(collective.size()));
+  HWINFER_RETURN_IF_ERROR(
+      collective.AllGather(&mine, sizeof(mine), all.data(), "gathering the ranks' step stats"));
+  if (collective.rank() == 0) last_step_.ranks = std::move(all);
+  return Status::Ok();
+}
+
+}  // namespace hwinfer

@@ -1,0 +1,189 @@
+// tensor_parallel_test.cpp — tensor parallelism (LlamaExecutor::CreateTensorParallel, Follow;
+// docs/multi-device.md section 3) with ranks as threads of this process (MakeLocalCollectives):
+// the collectives themselves, TP=2 giving TP=1's greedy tokens on F16 weights (and on Q8_0, whose
+// wo and w_down are split inside rows by whole blocks), each rank's share of the bytes, a degree
+// that does not divide the KV heads refused on every rank, a rank that cannot open its model
+// reported by every rank, and a rank that stops answering turned into an error within the
+// deadline instead of a hang.
+#include <gtest/gtest.h>
+
+#include <future>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cpu_device.h"
+#include "hwinfer/collective.h"
+#include "hwinfer/generate.h"
+#include "hwinfer/llama_executor.h"
+#include "tiny_model.h"
+
+namespace hwinfer {
+namespace {
+
+using testing_support::SmallOptions;
+using testing_support::TinyModel;
+
+// Three prompts of different lengths (chunked prefill at 32 tokens, shared blocks of none), 10
+// greedy tokens each.
+const std::vector<std::vector<int32_t>>& Prompts() {
+  static const std::vector<std::vector<int32_t>> prompts = {
+      {1, 450, 73, 310, 344, 338}, {1, 150, 318}, std::vector<int32_t>(40, 17)};
+  return prompts;
+}
+
+std::vector<std::vector<int32_t>> OneDeviceTokens(const std::string& model_name,
+                                                  uint32_t kv_dtype) {
+  auto executor = LlamaExecutor::Create(testing_support::CpuDevice(), TinyModel(model_name),
+                                        SmallOptions(kv_dtype));
+  EXPECT_TRUE(executor.ok()) << executor.status().ToString();
+  if (!executor.ok()) return {};
+  auto generated = Generate(**executor, Prompts(), 10, SamplingParams{});
+  EXPECT_TRUE(generated.ok()) << generated.status().ToString();
+  return generated.ok() ? generated->tokens : std::vector<std::vector<int32_t>>{};
+}
+
+// What rank 0 saw of a tensor-parallel generation.
+struct TpRun {
+  Status rank0, follower;
+  std::vector<std::vector<int32_t>> tokens;
+  std::vector<RankStepStats> last_ranks;  // the last step's per-rank stats
+  double bytes_per_token = 0;             // rank 0's kv_bytes_per_token
+};
+
+// Generates Prompts() with |ranks| thread ranks on the CPU, rank 0 sampling.
+TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dtype) {
+  auto group = MakeLocalCollectives(ranks, 30.0);
+  auto device = testing_support::CpuDevice();
+  auto model = TinyModel(model_name);
+  std::vector<std::future<Status>> followers;
+  for (int r = 1; r < ranks; ++r) {
+    followers.push_back(std::async(std::launch::async, [&, r] {
+      auto executor =
+          LlamaExecutor::CreateTensorParallel(device, model, ExecutorOptions{}, group[r]);
+      return executor.ok() ? (*executor)->Follow() : executor.status();
+    }));
+  }
+  TpRun run;
+  {
+    auto executor =
+        LlamaExecutor::CreateTensorParallel(device, model, SmallOptions(kv_dtype), group[0]);
+    run.rank0 = executor.status();
+    if (executor.ok()) {
+      auto generated = Generate(**executor, Prompts(), 10, SamplingParams{});
+      run.rank0 = generated.status();
+      if (generated.ok()) run.tokens = generated->tokens;
+      run.last_ranks = (*executor)->last_step().ranks;
+      run.bytes_per_token = (*executor)->kv_bytes_per_token();
+    }
+  }  // rank 0's executor stops the followers
+  for (auto& follower : followers) {
+    const Status status = follower.get();
+    if (!status.ok() && run.follower.ok()) run.follower = status;
+  }
+  return run;
+}
+
+TEST(LocalCollective, SumsBroadcastsAndGathersAcrossThreeThreads) {
+  auto group = MakeLocalCollectives(3, 30.0);
+  std::vector<std::future<std::vector<float>>> results;
+  for (int r = 0; r < 3; ++r) {
+    results.push_back(std::async(std::launch::async, [&, r] {
+      std::vector<float> sum = {1.0f * static_cast<float>(r), 10.0f};
+      EXPECT_TRUE(group[r]->AllReduceSum(sum.data(), 2, "sum").ok());
+      int32_t value = r == 0 ? 42 : -1;
+      EXPECT_TRUE(group[r]->Broadcast(&value, sizeof(value), "broadcast", r != 0).ok());
+      int32_t gathered[3] = {};
+      const int32_t mine = 100 + r;
+      EXPECT_TRUE(group[r]->AllGather(&mine, sizeof(mine), gathered, "gather").ok());
+      return std::vector<float>{sum[0], sum[1], static_cast<float>(value),
+                                static_cast<float>(gathered[0]), static_cast<float>(gathered[2])};
+    }));
+  }
+  for (auto& result : results) {
+    EXPECT_EQ(result.get(), (std::vector<float>{3.0f, 30.0f, 42.0f, 100.0f, 102.0f}));
+  }
+}
+
+TEST(LocalCollective, AMissingRankFailsTheCallAfterTheDeadlineNamingIt) {
+  auto group = MakeLocalCollectives(2, 0.2);
+  float value = 1.0f;
+  const Status status = group[0]->AllReduceSum(&value, 1, "the all-reduce after layer 3's ffn");
+  ASSERT_EQ(status.code(), StatusCode::kUnavailable);
+  EXPECT_NE(status.message().find("rank 0 of 2"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("layer 3's ffn"), std::string::npos) << status.message();
+  // The group is broken: a later call fails at once, on the other rank too.
+  EXPECT_EQ(group[1]->AllReduceSum(&value, 1, "late").code(), StatusCode::kUnavailable);
+}
+
+TEST(TensorParallel, TwoRanksGiveTheOneDeviceTokensOnF16) {
+  const auto expected = OneDeviceTokens("tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
+  ASSERT_EQ(expected.size(), 3u);
+  const TpRun run = RunTensorParallel(2, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
+  ASSERT_TRUE(run.rank0.ok()) << run.rank0.ToString();
+  ASSERT_TRUE(run.follower.ok()) << run.follower.ToString();
+  EXPECT_EQ(run.tokens, expected);
+  // Each rank holds half the KV heads: half the KV bytes per token.
+  // K and V x 2 layers x 2 KV heads x 32 values x 2 bytes = 512 per token, over 2 ranks.
+  EXPECT_DOUBLE_EQ(run.bytes_per_token, 256.0);
+  ASSERT_EQ(run.last_ranks.size(), 2u);
+  for (const RankStepStats& rank : run.last_ranks) {
+    EXPECT_GT(rank.cost.bytes, 0);
+    EXPECT_GT(rank.device_seconds, 0);
+    EXPECT_GE(rank.comm_seconds, 0);
+    EXPECT_LE(rank.comm_seconds, rank.device_seconds * 1.5 + 1e-3);
+  }
+  // Rank 0 also reads the output projection; the follower only its share of the layers.
+  EXPECT_GT(run.last_ranks[0].cost.bytes, run.last_ranks[1].cost.bytes);
+}
+
+TEST(TensorParallel, TwoRanksGiveTheOneDeviceTokensOnQ8WithI8Kv) {
+  const auto expected = OneDeviceTokens("tiny-llama-q8_0.gguf", HWINFER_DTYPE_I8);
+  const TpRun run = RunTensorParallel(2, "tiny-llama-q8_0.gguf", HWINFER_DTYPE_I8);
+  ASSERT_TRUE(run.rank0.ok()) << run.rank0.ToString();
+  ASSERT_TRUE(run.follower.ok()) << run.follower.ToString();
+  EXPECT_EQ(run.tokens, expected);
+}
+
+TEST(TensorParallel, ADegreeThatDoesNotDivideTheKvHeadsIsRefusedOnEveryRank) {
+  // The tiny model has 8 heads and 2 KV heads: 4 ranks cannot share 2 KV heads.
+  const TpRun run = RunTensorParallel(4, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
+  ASSERT_EQ(run.rank0.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(run.rank0.message().find("does not divide the 2 KV heads"), std::string::npos)
+      << run.rank0.message();
+  EXPECT_EQ(run.follower.code(), StatusCode::kInvalidArgument);
+}
+
+TEST(TensorParallel, ARankThatCannotOpenItsModelIsReportedOnEveryRank) {
+  auto group = MakeLocalCollectives(2, 30.0);
+  auto follower = std::async(std::launch::async, [&] {
+    return LlamaExecutor::FailTensorParallel(*group[1], NotFound("model.gguf: no such file"));
+  });
+  auto executor = LlamaExecutor::CreateTensorParallel(testing_support::CpuDevice(), TinyModel(),
+                                                      SmallOptions(), group[0]);
+  ASSERT_FALSE(executor.ok());
+  EXPECT_EQ(executor.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(executor.status().message(), "rank 1: model.gguf: no such file");
+  EXPECT_EQ(follower.get().message(), "rank 1: model.gguf: no such file");
+}
+
+TEST(TensorParallel, ARankThatStopsAnsweringFailsRankZerosStepWithinTheDeadline) {
+  auto group = MakeLocalCollectives(2, 0.5);
+  auto device = testing_support::CpuDevice();
+  auto model = TinyModel();
+  // Rank 1 creates its shard, then never follows (as if it hung or died).
+  auto follower = std::async(std::launch::async, [&] {
+    return LlamaExecutor::CreateTensorParallel(device, model, ExecutorOptions{}, group[1]).status();
+  });
+  auto executor = LlamaExecutor::CreateTensorParallel(device, model, SmallOptions(), group[0]);
+  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+  ASSERT_TRUE(follower.get().ok());
+  auto step = (*executor)->Step({{1, {1, 450, 73}, true}});
+  ASSERT_FALSE(step.ok());
+  EXPECT_EQ(step.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(step.status().message().find("rank 0 of 2"), std::string::npos)
+      << step.status().message();
+}
+
+}  // namespace
+}  // namespace hwinfer
