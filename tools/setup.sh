@@ -19,6 +19,7 @@ packages=(
   python3-matplotlib
   glslc libvulkan-dev mesa-vulkan-drivers  # the Vulkan backend; lavapipe runs it on the CPU
   hipcc libamdhip64-dev  # the HIP backend (compiled and loaded in CI; no AMD GPU needed)
+  libopenmpi-dev openmpi-bin  # tensor parallelism across processes (mpirun -np N ... --tp N)
 )
 missing=()
 for package in "${packages[@]}"; do

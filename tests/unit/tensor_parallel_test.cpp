@@ -3,8 +3,8 @@
 // the collectives themselves, TP=2 giving TP=1's greedy tokens on F16 weights (and on Q8_0, whose
 // wo and w_down are split inside rows by whole blocks), each rank's share of the bytes, a degree
 // that does not divide the KV heads refused on every rank, a rank that cannot open its model
-// reported by every rank, and a rank that stops answering turned into an error within the
-// deadline instead of a hang.
+// reported by every rank, and a rank that hangs mid-step turned into an error within the deadline
+// instead of a hang.
 #include <gtest/gtest.h>
 
 #include <future>
@@ -59,9 +59,7 @@ TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dt
   std::vector<std::future<Status>> followers;
   for (int r = 1; r < ranks; ++r) {
     followers.push_back(std::async(std::launch::async, [&, r] {
-      auto executor =
-          LlamaExecutor::CreateTensorParallel(device, model, ExecutorOptions{}, group[r]);
-      return executor.ok() ? (*executor)->Follow() : executor.status();
+      return LlamaExecutor::FollowTensorParallel(group[r], device, model);
     }));
   }
   TpRun run;
@@ -76,7 +74,8 @@ TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dt
       run.last_ranks = (*executor)->last_step().ranks;
       run.bytes_per_token = (*executor)->kv_bytes_per_token();
     }
-  }  // rank 0's executor stops the followers
+  }  // rank 0's executor stops the followers' steps
+  if (run.rank0.ok()) run.rank0 = LlamaExecutor::EndTensorParallel(*group[0]);
   for (auto& follower : followers) {
     const Status status = follower.get();
     if (!status.ok() && run.follower.ok()) run.follower = status;
@@ -167,22 +166,51 @@ TEST(TensorParallel, ARankThatCannotOpenItsModelIsReportedOnEveryRank) {
   EXPECT_EQ(follower.get().message(), "rank 1: model.gguf: no such file");
 }
 
-TEST(TensorParallel, ARankThatStopsAnsweringFailsRankZerosStepWithinTheDeadline) {
+// A rank that hangs inside a step: it takes part in everything but the all-reduces, where it
+// waits until the test releases it.
+class HangingRank : public Collective {
+ public:
+  explicit HangingRank(std::shared_ptr<Collective> inner) : inner_(std::move(inner)) {}
+  int rank() const override { return inner_->rank(); }
+  int size() const override { return inner_->size(); }
+  Status AllReduceSum(float*, int64_t, const std::string&) override {
+    released_.wait();
+    return Unavailable("released");
+  }
+  Status Broadcast(void* data, int64_t bytes, const std::string& what, bool idle) override {
+    return inner_->Broadcast(data, bytes, what, idle);
+  }
+  Status AllGather(const void* data, int64_t bytes, void* out, const std::string& what) override {
+    return inner_->AllGather(data, bytes, out, what);
+  }
+  std::promise<void> release;
+
+ private:
+  std::shared_ptr<Collective> inner_;
+  std::shared_future<void> released_ = release.get_future().share();
+};
+
+TEST(TensorParallel, ARankThatHangsFailsRankZerosStepWithinTheDeadline) {
   auto group = MakeLocalCollectives(2, 0.5);
+  auto hanging = std::make_shared<HangingRank>(group[1]);
   auto device = testing_support::CpuDevice();
   auto model = TinyModel();
-  // Rank 1 creates its shard, then never follows (as if it hung or died).
   auto follower = std::async(std::launch::async, [&] {
-    return LlamaExecutor::CreateTensorParallel(device, model, ExecutorOptions{}, group[1]).status();
+    return LlamaExecutor::FollowTensorParallel(hanging, device, model);
   });
-  auto executor = LlamaExecutor::CreateTensorParallel(device, model, SmallOptions(), group[0]);
-  ASSERT_TRUE(executor.ok()) << executor.status().ToString();
-  ASSERT_TRUE(follower.get().ok());
-  auto step = (*executor)->Step({{1, {1, 450, 73}, true}});
-  ASSERT_FALSE(step.ok());
-  EXPECT_EQ(step.status().code(), StatusCode::kUnavailable);
-  EXPECT_NE(step.status().message().find("rank 0 of 2"), std::string::npos)
-      << step.status().message();
+  {
+    auto executor = LlamaExecutor::CreateTensorParallel(device, model, SmallOptions(), group[0]);
+    ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+    auto step = (*executor)->Step({{1, {1, 450, 73}, true}});
+    ASSERT_FALSE(step.ok());
+    EXPECT_EQ(step.status().code(), StatusCode::kUnavailable);
+    EXPECT_NE(step.status().message().find("rank 0 of 2: no answer from the other ranks within "
+                                           "0.5 s in the all-reduce after layer 0's attention"),
+              std::string::npos)
+        << step.status().message();
+  }
+  hanging->release.set_value();
+  EXPECT_EQ(follower.get().code(), StatusCode::kUnavailable);
 }
 
 }  // namespace

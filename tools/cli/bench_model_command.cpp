@@ -38,6 +38,60 @@ std::vector<double> Milliseconds(std::vector<double> seconds) {
   return seconds;
 }
 
+// One tensor-parallel rank's decode, per step of the last repetition.
+struct RankFigures {
+  double bytes = 0;    // its kernels' bytes
+  double step_ms = 0;  // its device time
+  double comm_ms = 0;  // of which in all-reduces (and waiting for slower ranks)
+  double mbu = 0;      // bytes / device time / rank 0's measured bandwidth
+};
+
+std::vector<RankFigures> RanksOfDecode(const GenerateResult& result, double bandwidth) {
+  std::vector<RankFigures> figures;
+  const auto steps = static_cast<double>(result.decode_step_seconds.size());
+  if (steps == 0) return figures;
+  for (const RankStepStats& rank : result.decode_rank_totals) {
+    RankFigures f;
+    f.bytes = rank.cost.bytes / steps;
+    f.step_ms = rank.device_seconds / steps * 1e3;
+    f.comm_ms = rank.comm_seconds / steps * 1e3;
+    f.mbu = rank.device_seconds > 0 && bandwidth > 0
+                ? rank.cost.bytes / rank.device_seconds / bandwidth
+                : 0;
+    figures.push_back(f);
+  }
+  return figures;
+}
+
+nlohmann::json RanksJson(const std::vector<RankFigures>& figures) {
+  nlohmann::json ranks = nlohmann::json::array();
+  for (size_t r = 0; r < figures.size(); ++r) {
+    ranks.push_back({{"rank", r},
+                     {"decode_bytes_per_step", figures[r].bytes},
+                     {"decode_step_ms", figures[r].step_ms},
+                     {"decode_comm_ms_per_step", figures[r].comm_ms},
+                     {"decode_mbu", figures[r].mbu}});
+  }
+  return ranks;
+}
+
+void PrintRanks(const std::vector<RankFigures>& figures, int ranks, uint32_t device_type) {
+  fmt::print("  tensor parallel over {} ranks (system MBU above: against {} x the bandwidth)\n",
+             ranks, ranks);
+  for (size_t r = 0; r < figures.size(); ++r) {
+    fmt::print(
+        "  rank {:<3}     {:>10}/step  device {:.2f} ms, all-reduce {:.2f} ms, MBU {:.1f}%\n", r,
+        FormatBytes(figures[r].bytes), figures[r].step_ms, figures[r].comm_ms,
+        100.0 * figures[r].mbu);
+  }
+  if (device_type == HWINFER_DEVICE_TYPE_CPU) {
+    fmt::print(
+        "  note: CPU ranks on one machine share its memory bandwidth: against one bandwidth the "
+        "system MBU is {} x the figure above\n",
+        ranks);
+  }
+}
+
 }  // namespace
 
 int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options) {
@@ -45,6 +99,7 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
   // Checked against the context length and the device's memory before anything is sized.
   auto opened = OpenModel(global, options.run, {b, p, n});
   if (!opened.ok()) return ReportError(opened.status());
+  if ((*opened)->followed) return 0;  // a tensor-parallel rank other than 0: rank 0 reports
   LlamaExecutor& executor = *(*opened)->executor;
   const ModelShape& shape = executor.model().shape();
 
@@ -60,11 +115,13 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
     return ReportError(warm.status().WithContext(options.run.model_path));
   }
   std::vector<double> ttft, tpot;  // seconds
+  GenerateResult last;             // the last repetition (its per-rank stats under --tp)
   for (int r = 0; r < options.repetitions; ++r) {
     auto result = Generate(executor, prompts, n, greedy);
     if (!result.ok()) return ReportError(result.status().WithContext(options.run.model_path));
     ttft.push_back(result->prefill_seconds);
     if (!result->decode_step_seconds.empty()) tpot.push_back(Median(result->decode_step_seconds));
+    last = std::move(*result);
   }
 
   ProbeOptions probe_options;
@@ -75,14 +132,18 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
 
   const double ttft_s = Median(ttft), tpot_s = Median(tpot);
   const double weight_bytes = static_cast<double>(executor.model().decode_weight_bytes());
+  // Under --tp the KV cache of every rank, and the peaks of every rank (each rank's device
+  // taken to match rank 0's).
+  const int ranks = executor.tensor_parallel();
   const double kv_bytes = static_cast<double>(b) *
                           (static_cast<double>(p) + 0.5 * static_cast<double>(n)) *
-                          executor.kv_bytes_per_token();
+                          executor.kv_bytes_per_token() * ranks;
   const double step_bytes = weight_bytes + kv_bytes;
   const double prefill_tps = ttft_s > 0 ? static_cast<double>(b * p) / ttft_s : 0;
   const double decode_tps = tpot_s > 0 ? static_cast<double>(b) / tpot_s : 0;
-  const double mbu = tpot_s > 0 && bandwidth > 0 ? step_bytes / tpot_s / bandwidth : 0;
-  const double mbu_spec = tpot_s > 0 && spec > 0 ? step_bytes / tpot_s / spec : 0;
+  const double mbu = tpot_s > 0 && bandwidth > 0 ? step_bytes / tpot_s / bandwidth / ranks : 0;
+  const double mbu_spec = tpot_s > 0 && spec > 0 ? step_bytes / tpot_s / spec / ranks : 0;
+  const std::vector<RankFigures> rank_figures = RanksOfDecode(last, bandwidth);
   PeakRates peaks;
   peaks.spec_bandwidth_bytes_per_s = spec;
   peaks.spec_source = (*opened)->device->info().spec_source;
@@ -113,7 +174,9 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
                           {"measured_read_bandwidth_bytes_per_s", bandwidth},
                           {"spec_bandwidth_bytes_per_s", spec},
                           {"decode_mbu", mbu},
-                          {"decode_mbu_spec", mbu_spec}};
+                          {"decode_mbu_spec", mbu_spec},
+                          {"tensor_parallel", ranks}};
+    if (ranks > 1) out["ranks"] = RanksJson(rank_figures);
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -131,6 +194,7 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
     fmt::print("  decode MBU   {:>9.1f}%         of the spec bandwidth {}\n", 100.0 * mbu_spec,
                FormatBandwidth(spec));
   }
+  if (ranks > 1) PrintRanks(rank_figures, ranks, (*opened)->device->info().device_type);
   return 0;
 }
 

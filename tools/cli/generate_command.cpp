@@ -171,6 +171,7 @@ int RunGenerate(const GlobalOptions& global, const GenerateOptions& options) {
   if (!opened.ok()) {
     return ReportError(tokenizer ? opened.status().WithContext(prompt->source) : opened.status());
   }
+  if ((*opened)->followed) return 0;  // a tensor-parallel rank other than 0: rank 0 printed
   // Stream: each token is written and flushed as soon as it is sampled.
   std::optional<StreamingDecoder> decoder;
   if (tokenizer) decoder.emplace(*tokenizer);

@@ -16,6 +16,7 @@
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/text_escape.h"
 #include "hwinfer/workload.h"
+#include "mpi_ranks.h"
 #include "quant_recipe.h"
 
 namespace hwinfer::cli {
@@ -78,6 +79,16 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
   command->add_flag("!--no-decode-graphs", options.decode_graphs,
                     "Launch every decode step's kernels one by one instead of replaying a captured "
                     "graph (where the device can capture)");
+  command
+      ->add_option("--tp", options.tp,
+                   "Tensor parallelism over N ranks, one MPI process each: mpirun -np N hwinfer "
+                   "... --tp N (each rank uses --device, or its entry of --devices)")
+      ->check(IntegerIn(1, 256));
+  command
+      ->add_option("--tp-timeout", options.tp_timeout_s,
+                   "With --tp: seconds a rank waits for the others before it reports them dead "
+                   "or hung and stops the run")
+      ->check(CLI::Range(0.1, 86400.0));
 }
 
 // --config, --backend, --device, --devices, --routing, --hardware, --mode, --kv-reservation,
@@ -505,5 +516,6 @@ int main(int argc, char** argv) {
   AddCompareCommand(app, exit_code);
 
   CLI11_PARSE(app, argc, argv);
-  return exit_code;
+  // With --tp: MPI_Finalize after success; after an error MPI_Abort, so no rank waits on this one.
+  return LeaveMpiRanks(exit_code);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "bench_run.h"
+#include "mpi_ranks.h"
 
 namespace hwinfer::cli {
 
@@ -51,9 +52,77 @@ StatusOr<const RegisteredDevice*> SelectDevice(const Registry& registry, const s
   return &registry.devices().front();
 }
 
+namespace {
+
+// The executor's options for |size| on |model|.
+StatusOr<ExecutorOptions> ExecutorOptionsFor(const LlamaModel& model,
+                                             const ModelRunOptions& options, const RunSize& size) {
+  ExecutorOptions executor_options;
+  HWINFER_ASSIGN_OR_RETURN(executor_options.kv_cache_tokens,
+                           KvTokensFor(model.shape(), size, executor_options.kv_block_size));
+  executor_options.max_batch_tokens = std::max(options.max_batch_tokens, size.sequences);
+  executor_options.max_sequences = size.sequences;
+  executor_options.kv_dtype = options.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
+  executor_options.decode_graphs = options.decode_graphs;
+  return executor_options;
+}
+
+// This rank's device and model opened into |opened|, and its executor's options.
+StatusOr<ExecutorOptions> OpenRank(const GlobalOptions& global, const ModelRunOptions& options,
+                                   const RunSize& size, int rank, OpenedModel& opened,
+                                   std::shared_ptr<const LlamaModel>* model) {
+  if (!options.split.empty() || !options.layer_split.empty()) {
+    return InvalidArgument(
+        "--tp splits every layer over the ranks; --split and --layer-split split the layers over "
+        "devices: give one of the two");
+  }
+  HWINFER_ASSIGN_OR_RETURN(opened.registry, BuildRegistry(global));
+  std::string selector = options.device;
+  if (!options.devices.empty()) {
+    const std::vector<std::string> devices = SplitCommas(options.devices);
+    if (static_cast<int64_t>(devices.size()) != options.tp) {
+      return InvalidArgument(fmt::format("--devices names {} devices; --tp {} takes one per rank",
+                                         devices.size(), options.tp));
+    }
+    selector = devices[static_cast<size_t>(rank)];
+  }
+  HWINFER_ASSIGN_OR_RETURN(const RegisteredDevice* target,
+                           SelectDevice(opened.registry, selector, options.backend));
+  HWINFER_ASSIGN_OR_RETURN(opened.device, opened.registry.Open(*target));
+  HWINFER_ASSIGN_OR_RETURN(*model, LlamaModel::Open(options.model_path));
+  return ExecutorOptionsFor(**model, options, size);
+}
+
+StatusOr<std::unique_ptr<OpenedModel>> OpenTensorParallel(const GlobalOptions& global,
+                                                          const ModelRunOptions& options,
+                                                          const RunSize& size) {
+  HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Collective> collective,
+                           JoinMpiRanks(options.tp, options.tp_timeout_s));
+  auto opened = std::make_unique<OpenedModel>();
+  std::shared_ptr<const LlamaModel> model;
+  StatusOr<ExecutorOptions> executor_options =
+      OpenRank(global, options, size, collective->rank(), *opened, &model);
+  if (!executor_options.ok()) {
+    return LlamaExecutor::FailTensorParallel(*collective, executor_options.status());
+  }
+  if (collective->rank() != 0) {
+    HWINFER_RETURN_IF_ERROR(
+        LlamaExecutor::FollowTensorParallel(collective, opened->device, model));
+    opened->followed = true;
+    return opened;
+  }
+  HWINFER_ASSIGN_OR_RETURN(
+      opened->executor,
+      LlamaExecutor::CreateTensorParallel(opened->device, model, *executor_options, collective));
+  return opened;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
                                                  const ModelRunOptions& options,
                                                  const RunSize& size) {
+  if (options.tp > 1) return OpenTensorParallel(global, options, size);
   auto opened = std::make_unique<OpenedModel>();
   HWINFER_ASSIGN_OR_RETURN(opened->registry, BuildRegistry(global));
   std::vector<std::shared_ptr<Device>> devices;
@@ -78,13 +147,8 @@ StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
     HWINFER_ASSIGN_OR_RETURN(layer_counts, ParseLayerSplit(options.layer_split, "--layer-split"));
   }
   HWINFER_ASSIGN_OR_RETURN(auto model, LlamaModel::Open(options.model_path));
-  ExecutorOptions executor_options;
-  HWINFER_ASSIGN_OR_RETURN(executor_options.kv_cache_tokens,
-                           KvTokensFor(model->shape(), size, executor_options.kv_block_size));
-  executor_options.max_batch_tokens = std::max(options.max_batch_tokens, size.sequences);
-  executor_options.max_sequences = size.sequences;
-  executor_options.kv_dtype = options.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
-  executor_options.decode_graphs = options.decode_graphs;
+  HWINFER_ASSIGN_OR_RETURN(const ExecutorOptions executor_options,
+                           ExecutorOptionsFor(*model, options, size));
   opened->device = devices.front();
   HWINFER_ASSIGN_OR_RETURN(
       opened->executor,

@@ -21,12 +21,17 @@ struct ModelRunOptions {
   std::string kv_dtype = "f16";
   int64_t max_batch_tokens = 512;
   bool decode_graphs = true;  // --no-decode-graphs turns decode-graph replay off
+  int64_t tp = 1;             // --tp N: tensor-parallel ranks (one MPI process each)
+  double tp_timeout_s = 60;   // --tp-timeout S: the longest wait for the other ranks
 };
 
 struct OpenedModel {
   Registry registry;
-  std::shared_ptr<Device> device;  // the first device
+  std::shared_ptr<Device> device;  // the first device (with --tp: this rank's)
   std::unique_ptr<LlamaExecutor> executor;
+  // With --tp, on ranks other than 0: the executor has followed rank 0's steps until rank 0
+  // stopped; the command has nothing left to do.
+  bool followed = false;
 };
 
 // What one run asks of the model: |sequences| at once, each a prompt of |prompt_tokens| followed
@@ -50,6 +55,9 @@ StatusOr<const RegisteredDevice*> SelectDevice(const Registry& registry, const s
 // (the last token is sampled, never fed back: prompt + new - 1 positions), then creates the
 // executor with |size.sequences| sequences and a KV cache of exactly what the run needs (whole
 // blocks per sequence): nothing is sized by the model's context length.
+// With --tp N (under mpirun -np N): every rank opens its device (--device for all, or entry
+// |rank| of --devices) and the model and creates its shard (errors agreed by all ranks); rank 0
+// returns to run the command, the others follow rank 0's steps and return with |followed| set.
 StatusOr<std::unique_ptr<OpenedModel>> OpenModel(const GlobalOptions& global,
                                                  const ModelRunOptions& options,
                                                  const RunSize& size);

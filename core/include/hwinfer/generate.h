@@ -23,6 +23,9 @@ struct GenerateResult {
   std::vector<std::vector<int32_t>> tokens;
   double prefill_seconds = 0;               // until every sequence had its first token
   std::vector<double> decode_step_seconds;  // one per decode step (at most n_new - 1)
+  // Tensor parallelism: per rank, its stats summed over the decode steps (bytes, FLOPs, kernels,
+  // device and collective seconds); empty otherwise.
+  std::vector<RankStepStats> decode_rank_totals;
 };
 
 // Called with each token as soon as it is sampled: |sequence| is the prompt's index, tokens of

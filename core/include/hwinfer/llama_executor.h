@@ -138,25 +138,28 @@ class LlamaExecutor {
   static StatusOr<std::unique_ptr<LlamaExecutor>> CreateSplit(
       const std::vector<std::shared_ptr<Device>>& devices, std::shared_ptr<const LlamaModel> model,
       const ExecutorOptions& options = {}, std::vector<int64_t> layer_counts = {});
-  // Tensor parallelism (Megatron, docs/multi-device.md): this process is rank |collective|.rank()
-  // of |collective|.size(); its device holds its share of every layer's heads (and their KV
-  // cache) and FFN columns (CheckWeightShards), the embedding, norms and output whole; two
-  // all-reduces per layer (after the attention output and the FFN down projection) sum the ranks'
-  // parts. Every rank calls this; ranks other than 0 take rank 0's |options|. Each creates its
-  // shard and all agree: an error on any rank is returned on every rank, naming that rank.
-  // Rank 0's executor is used as any other (its Step shares each step's plan with the others);
-  // the others call Follow. Decode graphs are not used.
+  // Tensor parallelism (Megatron, docs/multi-device.md): |collective|'s ranks each hold, on their
+  // own device, their share of every layer's heads (and those heads' KV cache) and FFN columns
+  // (CheckWeightShards), the embedding, norms and output whole; two all-reduces per layer (after
+  // the attention output and the FFN down projection) sum the ranks' parts. Decode graphs are
+  // not used.
+  //
+  // Rank 0 calls CreateTensorParallel for each executor it wants (its |options| go to every
+  // rank) and uses it as any other: each Step sends the step's plan to the other ranks. Each
+  // rank creates its shard and all agree: an error on any rank is returned on every rank, naming
+  // that rank. When rank 0 is done with tensor parallelism it calls EndTensorParallel.
   static StatusOr<std::unique_ptr<LlamaExecutor>> CreateTensorParallel(
       std::shared_ptr<Device> device, std::shared_ptr<const LlamaModel> model,
       const ExecutorOptions& options, std::shared_ptr<Collective> collective);
-  // For a rank that could not open its device or model (|why|): takes part in
-  // CreateTensorParallel's exchanges so every rank learns |why|, and returns the agreed error.
+  static Status EndTensorParallel(Collective& collective);
+  // Ranks other than 0: creates a shard for each executor rank 0 creates and runs the steps rank 0
+  // plans on it, until rank 0 ends; OK then. A failed shard, step or collective is returned.
+  static Status FollowTensorParallel(const std::shared_ptr<Collective>& collective,
+                                     const std::shared_ptr<Device>& device,
+                                     const std::shared_ptr<const LlamaModel>& model);
+  // Ranks other than 0 that could not open their device or model (|why|): the next executor rank
+  // 0 creates fails on every rank with |why| (OK when rank 0 ends instead).
   static Status FailTensorParallel(Collective& collective, const Status& why);
-  // Ranks other than 0: runs every step rank 0 plans until rank 0 stops (StopFollowers or its
-  // executor's destruction); OK then. A failed step or collective is returned.
-  Status Follow();
-  // Rank 0: tells the other ranks' Follow to return (once; the destructor does it too).
-  Status StopFollowers();
   ~LlamaExecutor();
 
   // The device memory Create would allocate for |shape| and |options| (besides the weights), on
@@ -218,6 +221,10 @@ class LlamaExecutor {
   // Runs the planned step (impl's I32 region and KV operations) on every stage, counting its
   // kernels into last_step_; with tensor parallelism, gathers every rank's stats after it.
   Status RunStages(const executor_internal::StepShape& shape, const std::vector<int64_t>& wanted);
+  // A rank other than 0: runs every step rank 0 plans until rank 0 destroys its executor.
+  Status Follow();
+  // Rank 0: tells the other ranks' Follow to return (once, at destruction).
+  Status StopFollowers();
   // Enqueues the step's copy-on-write block copies and I8 scale resets (impl's lists).
   Status ApplyKvOps();
   // Rank 0: sends the step's plan (its shape, the I32 region, the KV operations) to the others.

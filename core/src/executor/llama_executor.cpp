@@ -67,8 +67,11 @@ LlamaExecutor::~LlamaExecutor() {
   // No graph may be destroyed while a replay of it is queued (a failed step can leave one).
   if (impl_ == nullptr) return;
   if (impl_->collective != nullptr && impl_->collective->rank() == 0) {
+    // Unavailable: the group already lost a rank, and the step that found out reported it.
     const Status stopped = StopFollowers();
-    if (!stopped.ok()) Log(LogLevel::kWarning, "executor", stopped.ToString());
+    if (!stopped.ok() && stopped.code() != StatusCode::kUnavailable) {
+      Log(LogLevel::kWarning, "executor", stopped.ToString());
+    }
   }
   for (Stage& stage : impl_->stages) {
     if (stage.stream.handle() != nullptr) (void)stage.stream.Synchronize();

@@ -17,22 +17,29 @@ namespace {
 
 using executor_internal::StepShape;
 
-// The fixed-size part of a step's plan; |stop| ends the other ranks' Follow.
+// The fixed-size part of a step's plan; |stop| ends the other ranks' Follow (rank 0's executor
+// is gone).
 struct PlanHeader {
   int64_t stop = 0;
   int64_t n_tokens = 0, n_prefill_tokens = 0, n_prefill_seqs = 0, n_decode_seqs = 0;
   int64_t n_ints = 0, n_copies = 0, n_resets = 0;
 };
 
-static_assert(std::is_trivially_copyable_v<ExecutorOptions>, "sent as bytes");
+// What rank 0 sends before each executor: create one with |options|, or end.
+struct CreateMessage {
+  int64_t end = 0;
+  ExecutorOptions options;
+};
+
+static_assert(std::is_trivially_copyable_v<CreateMessage>, "sent as bytes");
 static_assert(std::is_trivially_copyable_v<RankStepStats>, "sent as bytes");
 
 constexpr char kCreating[] = "creating the tensor-parallel shards";
 
-// Rank 0's options on every rank (the others wait for rank 0 without a deadline: it may be
-// loading a large model).
-Status ShareOptions(Collective& collective, ExecutorOptions* options) {
-  return collective.Broadcast(options, sizeof(*options), "rank 0's executor options",
+// Rank 0's message on every rank (the others wait for it without a deadline: rank 0 may be
+// loading a large model, or idle between runs).
+Status ShareCreateMessage(Collective& collective, CreateMessage* message) {
+  return collective.Broadcast(message, sizeof(*message), "rank 0's next executor",
                               collective.rank() != 0);
 }
 
@@ -42,27 +49,55 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateTensorParallel(
     std::shared_ptr<Device> device, std::shared_ptr<const LlamaModel> model,
     const ExecutorOptions& options, std::shared_ptr<Collective> collective) {
   if (collective == nullptr) return InvalidArgument("tensor parallelism: no collective");
-  ExecutorOptions shared = options;
-  HWINFER_RETURN_IF_ERROR(ShareOptions(*collective, &shared));
+  if (collective->rank() != 0) {
+    return FailedPrecondition("CreateTensorParallel runs on rank 0; the others follow");
+  }
+  CreateMessage message;
+  message.options = options;
+  HWINFER_RETURN_IF_ERROR(ShareCreateMessage(*collective, &message));
   StatusOr<std::unique_ptr<LlamaExecutor>> created =
-      device == nullptr  ? StatusOr<std::unique_ptr<LlamaExecutor>>(InvalidArgument("no device"))
-      : model == nullptr ? StatusOr<std::unique_ptr<LlamaExecutor>>(InvalidArgument("no model"))
-                         : Build({device}, model, shared, {}, collective);
+      device == nullptr || model == nullptr
+          ? StatusOr<std::unique_ptr<LlamaExecutor>>(InvalidArgument("no device or model"))
+          : Build({device}, model, options, {}, collective);
   const Status agreed =
       AgreeOnStatus(*collective, created.ok() ? Status::Ok() : created.status(), kCreating);
   if (!agreed.ok()) {
-    // The other ranks are not following: rank 0's executor must not send them a stop.
+    // The other ranks are not following: this executor must not send them a stop.
     if (created.ok()) (*created)->impl_->followers_stopped = true;
     return agreed;
   }
   return created;
 }
 
+Status LlamaExecutor::EndTensorParallel(Collective& collective) {
+  CreateMessage message;
+  message.end = 1;
+  return ShareCreateMessage(collective, &message);
+}
+
+Status LlamaExecutor::FollowTensorParallel(const std::shared_ptr<Collective>& collective,
+                                           const std::shared_ptr<Device>& device,
+                                           const std::shared_ptr<const LlamaModel>& model) {
+  if (collective->rank() == 0) {
+    return FailedPrecondition("FollowTensorParallel runs on ranks other than 0");
+  }
+  for (;;) {
+    CreateMessage message;
+    HWINFER_RETURN_IF_ERROR(ShareCreateMessage(*collective, &message));
+    if (message.end != 0) return Status::Ok();
+    StatusOr<std::unique_ptr<LlamaExecutor>> created =
+        Build({device}, model, message.options, {}, collective);
+    HWINFER_RETURN_IF_ERROR(
+        AgreeOnStatus(*collective, created.ok() ? Status::Ok() : created.status(), kCreating));
+    HWINFER_RETURN_IF_ERROR((*created)->Follow());
+  }
+}
+
 Status LlamaExecutor::FailTensorParallel(Collective& collective, const Status& why) {
-  ExecutorOptions ignored;
-  HWINFER_RETURN_IF_ERROR(ShareOptions(collective, &ignored));
-  const Status agreed = AgreeOnStatus(collective, why, kCreating);
-  return agreed.ok() ? Internal("FailTensorParallel: |why| is OK") : agreed;
+  CreateMessage message;
+  HWINFER_RETURN_IF_ERROR(ShareCreateMessage(collective, &message));
+  if (message.end != 0) return Status::Ok();
+  return AgreeOnStatus(collective, why, kCreating);
 }
 
 Status LlamaExecutor::SharePlan(const StepShape& shape) {
