@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # tests/cli/tensor_parallel.sh HWINFER MPIRUN GGUF_DIR — tensor parallelism over MPI on CPU ranks
 # (docs/multi-device.md section 3):
-#   - `mpirun -np 2 hwinfer generate --tp 2` prints exactly the one-process tokens on F16 and Q8_0;
+#   - `mpirun -np 2 hwinfer generate --tp 2` prints exactly the one-process tokens on F16 and Q8_0,
+#     and -np 4 on F16 (4 ranks over 2 KV heads);
 #   - `bench-model --tp 2 --json` reports both ranks (bytes, device and all-reduce time, MBU);
+#   - `bench --tp 2` gives every request the one-process tokens and reports both ranks; `sweep
+#     --tp 2` runs a point per batch size over the same ranks;
+#   - `serve --tp 2` answers a completion with the one-process text and exits 0 on SIGTERM;
 #   - rank 1 killed mid-run: mpirun ends every rank, non-zero, naming rank 1, within 30 s;
 #   - rank 1 stopped (hung) mid-run: rank 0 reports it after --tp-timeout and the run ends,
 #     non-zero, within 30 s;
-#   - refused with a message naming the cause: --tp 2 without mpirun, 4 ranks for 2 KV heads, a
-#     device rank 1 cannot open.
+#   - refused with a message naming the cause: --tp 2 without mpirun, 3 ranks for 8 heads, a
+#     device rank 1 cannot open, a simulated device (no interconnect model yet).
 set -euo pipefail
 hw="$1"; mpirun="$2"; gguf="$3"
 # CI runs as root, which OpenMPI refuses unless told; waiting ranks yield their core (2-core runner).
@@ -16,12 +20,53 @@ mpi=("$mpirun" --oversubscribe)
 prompt=1,450,73,310,344,338
 fail() { echo "tensor_parallel: $*"; exit 1; }
 
-for model in tiny-llama-f16.gguf tiny-llama-q8_0.gguf; do
+# bench and sweep --tp 2: every request the one-process run's tokens; the device's JSON has both
+# ranks; a sweep runs one executor per point over the same ranks.
+config="$(dirname "$0")/data/bench-tiny.yaml"
+bench=("$hw" bench --config "$config" --device cpu:0 --no-progress --no-probe)
+tokens_dir="$(mktemp -d)"
+"${bench[@]}" --tokens "$tokens_dir/one.jsonl" >/dev/null
+"${mpi[@]}" -np 2 "${bench[@]}" --tp 2 --tokens "$tokens_dir/tp.jsonl" \
+  --json "$tokens_dir/tp.json" >/dev/null
+python3 "$(dirname "$0")/../../tools/compare_tokens.py" "$tokens_dir/one.jsonl" \
+  "$tokens_dir/tp.jsonl" --exact --min-identical 1
+python3 - "$tokens_dir/tp.json" <<'PY'
+import json, sys
+result = json.load(open(sys.argv[1]))
+assert result["scheduler"]["tensor_parallel"] == 2, result["scheduler"]
+tp = result["devices"][0]["tensor_parallel"]
+assert tp["ranks"] == 2 and [r["rank"] for r in tp["per_rank"]] == [0, 1], tp
+for r in tp["per_rank"]:
+    assert r["bytes"] > 0 and r["device_seconds"] > 0 and 0 <= r["comm_seconds"] <= r["device_seconds"] * 1.5, r
+# The pooled bytes are both ranks'.
+steps_bytes = sum(r["bytes"] for r in tp["per_rank"])
+assert result["failed"] == 0, result["failed"]
+print(f"tensor_parallel: bench --tp 2: {result['completed']} requests, {steps_bytes:.3g} bytes over both ranks")
+PY
+rm -rf "$tokens_dir"
+"${mpi[@]}" -np 2 "$hw" sweep --config "$config" --device cpu:0 --no-progress --no-probe \
+  --batch 1,2 --tp 2 >/dev/null || fail "sweep --tp 2 failed"
+echo "tensor_parallel: sweep --tp 2 ran both points"
+
+# rank_pid RANK PATTERN: the pid of that rank (from its environment, set by mpirun) among the
+# processes whose command line matches PATTERN.
+rank_pid() {
+  for pid in $(pgrep -f "$2" || true); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
+      echo "$pid"; return 0
+    fi
+  done
+  return 1
+}
+
+# 4 ranks share the model's 2 KV heads (a copy each).
+for run in "tiny-llama-f16.gguf 2" "tiny-llama-q8_0.gguf 2" "tiny-llama-f16.gguf 4"; do
+  read -r model ranks <<<"$run"
   one="$("$hw" generate -m "$gguf/$model" --prompt-tokens "$prompt" -n 24 --device cpu:0)"
-  tp="$("${mpi[@]}" -np 2 "$hw" generate -m "$gguf/$model" --prompt-tokens "$prompt" -n 24 \
-    --device cpu:0 --tp 2)"
-  [ "$tp" == "$one" ] || fail "$model: --tp 2 gave '$tp'; one process gave '$one'"
-  echo "tensor_parallel: $model: --tp 2 gives the one-process tokens: $tp"
+  tp="$("${mpi[@]}" -np "$ranks" "$hw" generate -m "$gguf/$model" --prompt-tokens "$prompt" \
+    -n 24 --device cpu:0 --tp "$ranks")"
+  [ "$tp" == "$one" ] || fail "$model: --tp $ranks gave '$tp'; one process gave '$one'"
+  echo "tensor_parallel: $model: --tp $ranks gives the one-process tokens: $tp"
 done
 
 json="$("${mpi[@]}" -np 2 "$hw" bench-model -m "$gguf/tiny-llama-f16.gguf" -p 32 -n 16 -r 2 \
@@ -41,30 +86,21 @@ print("tensor_parallel: bench-model --tp 2 reports", [round(r["decode_bytes_per_
       "bytes per decode step")
 PY
 
-# The pid of rank $1 of the running bench-model (from its environment, set by mpirun).
-rank_pid() {
-  for pid in $(pgrep -f "bench-model -m $gguf" || true); do
-    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
-      echo "$pid"; return 0
-    fi
-  done
-  return 1
-}
 for signal in KILL STOP; do
   log="$(mktemp)"
   "${mpi[@]}" -np 2 "$hw" bench-model -m "$gguf/tiny-llama-f16.gguf" -p 64 -n 256 -r 1000 \
     --device cpu:0 --tp 2 --tp-timeout 2 >"$log" 2>&1 &
   job=$!
   pid=""
-  for _ in $(seq 100); do pid="$(rank_pid 1)" && break; sleep 0.1; done
+  for _ in $(seq 100); do pid="$(rank_pid 1 "bench-model -m $gguf")" && break; sleep 0.1; done
   [ -n "$pid" ] || fail "rank 1 never started"
   sleep 1
   kill -"$signal" "$pid"
   start=$SECONDS
+  for _ in $(seq 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+  kill -9 $job 2>/dev/null || true  # still running after 30 s: the check below fails
   status=0
-  ( sleep 30; kill -9 $job 2>/dev/null ) & watchdog=$!
   wait $job || status=$?
-  kill $watchdog 2>/dev/null || true
   kill -9 "$pid" 2>/dev/null || true
   took=$((SECONDS - start))
   [ "$status" -ne 0 ] || fail "rank 1 got SIG$signal and mpirun exited 0"
@@ -79,6 +115,36 @@ for signal in KILL STOP; do
   rm -f "$log"
 done
 
+# serve --tp 2: the one-process text over HTTP (a synthesised model with the built-in vocabulary;
+# seed 1 gives a varied greedy text), then SIGTERM to rank 0 drains it and every rank exits 0
+# (mpirun's own SIGTERM would end every rank at once).
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+"$hw" model synth --shape small --type f16 --seed 1 -o "$work/small.gguf" >/dev/null
+text="$("$hw" generate -m "$work/small.gguf" --prompt "Once upon a time" -n 16 --ignore-eos \
+  --device cpu:0)"
+"${mpi[@]}" -np 2 "$hw" serve -m "$work/small.gguf" --port 0 --device cpu:0 --no-probe --tp 2 \
+  >"$work/serve.log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 300); do
+  port="$(grep -o 'http://127.0.0.1:[0-9]*' "$work/serve.log" | grep -o '[0-9]*$' || true)"
+  [ -n "$port" ] && break
+  sleep 0.1
+done
+[ -n "$port" ] || { cat "$work/serve.log"; kill -9 $server; fail "serve --tp 2 did not start"; }
+answer="$(curl -s "http://127.0.0.1:$port/v1/completions" -H 'Content-Type: application/json' \
+  -d '{"prompt": "Once upon a time", "max_tokens": 16, "temperature": 0, "ignore_eos": true}')"
+served="$(python3 -c 'import json, sys; print(json.loads(sys.argv[1])["choices"][0]["text"])' \
+  "$answer")"
+rank0="$(rank_pid 0 "hwinfer serve -m $work/small.gguf")" || fail "no rank 0 of serve --tp 2"
+kill -TERM "$rank0"  # rank 0 drains; the other ranks end when it does
+status=0
+wait $server || status=$?
+[ "$served" == "$text" ] || fail "serve --tp 2 answered '$served'; generate gave '$text'"
+[ "$status" -eq 0 ] || { cat "$work/serve.log"; fail "serve --tp 2 exited $status after SIGTERM"; }
+echo "tensor_parallel: serve --tp 2 answers the one-process text and exits 0 on SIGTERM"
+
 expect_error() {  # expect_error PATTERN COMMAND...: non-zero exit and PATTERN in the output
   local pattern="$1" out status=0; shift
   out="$("$@" 2>&1)" || status=$?
@@ -88,8 +154,11 @@ expect_error() {  # expect_error PATTERN COMMAND...: non-zero exit and PATTERN i
 f16="$gguf/tiny-llama-f16.gguf"
 expect_error "--tp 2 needs 2 MPI processes" \
   "$hw" generate -m "$f16" --prompt-tokens 1,2 -n 2 --device cpu:0 --tp 2
-expect_error "tensor parallelism of 4 does not divide the 2 KV heads" \
-  "${mpi[@]}" -np 4 "$hw" generate -m "$f16" --prompt-tokens 1,2 -n 2 --device cpu:0 --tp 4
+expect_error "tensor parallelism of 3 does not fit" \
+  "${mpi[@]}" -np 3 "$hw" generate -m "$f16" --prompt-tokens 1,2 -n 2 --device cpu:0 --tp 3
 expect_error "rank 1: no device matches 'cpu:7'" \
   "${mpi[@]}" -np 2 "$hw" generate -m "$f16" --prompt-tokens 1,2 -n 2 --devices cpu:0,cpu:7 --tp 2
+expect_error "tensor parallelism on the simulated device sim:0" \
+  "${mpi[@]}" -np 2 "$hw" bench --config "$(dirname "$0")/data/bench-sim-tiny.yaml" --no-progress \
+  --tp 2
 echo "tensor_parallel: refusals name their cause"

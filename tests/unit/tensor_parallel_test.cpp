@@ -1,8 +1,9 @@
 // tensor_parallel_test.cpp — tensor parallelism (LlamaExecutor::CreateTensorParallel, Follow;
 // docs/multi-device.md section 3) with ranks as threads of this process (MakeLocalCollectives):
 // the collectives themselves, TP=2 giving TP=1's greedy tokens on F16 weights (and on Q8_0, whose
-// wo and w_down are split inside rows by whole blocks), each rank's share of the bytes, a degree
-// that does not divide the KV heads refused on every rank, a rank that cannot open its model
+// wo and w_down are split inside rows by whole blocks), TP=4 over 2 KV heads (each KV head held by
+// two ranks), each rank's share of the bytes, a degree that does not divide the heads refused on
+// every rank, a rank that cannot open its model
 // reported by every rank, and a rank that hangs mid-step turned into an error within the deadline
 // instead of a hang.
 #include <gtest/gtest.h>
@@ -144,11 +145,25 @@ TEST(TensorParallel, TwoRanksGiveTheOneDeviceTokensOnQ8WithI8Kv) {
   EXPECT_EQ(run.tokens, expected);
 }
 
-TEST(TensorParallel, ADegreeThatDoesNotDivideTheKvHeadsIsRefusedOnEveryRank) {
-  // The tiny model has 8 heads and 2 KV heads: 4 ranks cannot share 2 KV heads.
+TEST(TensorParallel, FourRanksOverTwoKvHeadsHoldACopyEachAndGiveTheOneDeviceTokens) {
+  // 8 query heads, 2 KV heads: ranks 0 and 1 use KV head 0, ranks 2 and 3 KV head 1.
+  const auto expected = OneDeviceTokens("tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
   const TpRun run = RunTensorParallel(4, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
+  ASSERT_TRUE(run.rank0.ok()) << run.rank0.ToString();
+  ASSERT_TRUE(run.follower.ok()) << run.follower.ToString();
+  EXPECT_EQ(run.tokens, expected);
+  // One KV head per rank: 256 of the model's 512 bytes per token.
+  EXPECT_DOUBLE_EQ(run.bytes_per_token, 256.0);
+  EXPECT_EQ(run.last_ranks.size(), 4u);
+}
+
+TEST(TensorParallel, ADegreeThatDoesNotDivideTheHeadsIsRefusedOnEveryRank) {
+  // The tiny model has 8 heads, 2 KV heads and an FFN width of 768.
+  const TpRun run = RunTensorParallel(3, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
   ASSERT_EQ(run.rank0.code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(run.rank0.message().find("does not divide the 2 KV heads"), std::string::npos)
+  EXPECT_NE(run.rank0.message().find("tensor parallelism of 3 does not fit random-llama: the "
+                                     "degree must divide its 8 attention heads"),
+            std::string::npos)
       << run.rank0.message();
   EXPECT_EQ(run.follower.code(), StatusCode::kInvalidArgument);
 }

@@ -74,9 +74,10 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
     }
     return RunBenchEndpoint(options);
   }
-  auto prepared = PrepareBench(global, options.flags);
+  auto prepared = PrepareBenchRanks(global, options.flags);
   if (!prepared.ok()) return ReportError(prepared.status());
   PreparedBench& bench = **prepared;
+  if (bench.followed) return 0;  // a tensor-parallel rank other than 0: rank 0 reports
   const bool progress = !options.flags.no_progress;
   bench.run_options.on_progress = MakeProgressLine(progress, "");
   if (options.save_texts) bench.config.save_texts = true;

@@ -20,6 +20,7 @@
 #include "hwinfer/scheduler.h"
 #include "hwinfer/workload.h"
 #include "model_run.h"
+#include "mpi_ranks.h"
 
 namespace hwinfer::cli {
 namespace {
@@ -184,6 +185,37 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   }
   prepared->run_options.probe_peaks = !flags.no_probe;
   if (flags.max_sequences > 0) config.scheduler.max_sequences = flags.max_sequences;
+  return prepared;
+}
+
+StatusOr<std::unique_ptr<PreparedBench>> PrepareBenchRanks(const GlobalOptions& global,
+                                                           const BenchFlags& flags) {
+  if (flags.tp == 1) return PrepareBench(global, flags);
+  HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Collective> collective,
+                           JoinMpiRanks(flags.tp, flags.tp_timeout_s));
+  BenchFlags rank_flags = flags;
+  HWINFER_ASSIGN_OR_RETURN(rank_flags.device,
+                           RankDevice(flags.devices, flags.device, flags.tp, collective->rank()));
+  rank_flags.devices.clear();
+  // Rank 0 prepares first (and, should it fail, ends every rank); then the others.
+  int32_t prepared_on_rank0 = 1;
+  if (collective->rank() == 0) {
+    HWINFER_ASSIGN_OR_RETURN(auto prepared, PrepareBench(global, rank_flags));
+    HWINFER_RETURN_IF_ERROR(collective->Broadcast(&prepared_on_rank0, sizeof(prepared_on_rank0),
+                                                  "rank 0 preparing the bench", false));
+    prepared->run_options.collective = std::move(collective);
+    return prepared;
+  }
+  HWINFER_RETURN_IF_ERROR(collective->Broadcast(&prepared_on_rank0, sizeof(prepared_on_rank0),
+                                                "rank 0 preparing the bench", true));
+  StatusOr<std::unique_ptr<PreparedBench>> prepared = PrepareBench(global, rank_flags);
+  StatusOr<std::shared_ptr<const LlamaModel>> model =
+      prepared.ok() ? LlamaModel::Open((*prepared)->run_options.model_path)
+                    : StatusOr<std::shared_ptr<const LlamaModel>>(prepared.status());
+  if (!model.ok()) return LlamaExecutor::FailTensorParallel(*collective, model.status());
+  HWINFER_RETURN_IF_ERROR(
+      LlamaExecutor::FollowTensorParallel(collective, (*prepared)->device, *model));
+  (*prepared)->followed = true;
   return prepared;
 }
 

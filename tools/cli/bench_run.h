@@ -36,6 +36,8 @@ struct BenchFlags {
   int64_t max_sequences = 0;     // --max-sequences (0 = the config's)
   bool no_progress = false;      // --no-progress
   bool no_probe = false;         // --no-probe: no measured peaks (MBU/MFU against them read 0)
+  int64_t tp = 1;                // --tp N: tensor-parallel ranks (one MPI process each)
+  double tp_timeout_s = 60;      // --tp-timeout S: the longest wait for the other ranks
 };
 
 // The workload flags (--dataset, --num-requests, --output-len, --seed, --disable-shuffle) over
@@ -51,6 +53,9 @@ struct PreparedBench {
   std::vector<std::shared_ptr<Device>> devices;
   BenchConfig config;  // with the flag overrides applied
   BenchRunOptions run_options;
+  // With --tp, on ranks other than 0: this rank has followed rank 0's runs to the end; the
+  // command has nothing left to do.
+  bool followed = false;
 };
 
 // Loads the runtime section (with --hardware passed to every `sim` backend as its `hardware`
@@ -60,6 +65,12 @@ struct PreparedBench {
 // backend, else the first. A device named twice (under any selector) is InvalidArgument.
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags);
+// PrepareBench, and with --tp N (under mpirun -np N) on every rank: rank 0 prepares first (a model
+// shape is synthesised once) and runs the bench with run_options.collective on its device
+// (--device, or its entry of --devices); the others then prepare the same way and follow every run
+// rank 0 makes (LlamaExecutor::FollowTensorParallel), returning with |followed| set.
+StatusOr<std::unique_ptr<PreparedBench>> PrepareBenchRanks(const GlobalOptions& global,
+                                                           const BenchFlags& flags);
 
 // Opens the devices of |selectors| (each as `device:` takes it) from |registry|, in order. Errors
 // name |where| (the flag or key): a selector that matches nothing, a device named twice.

@@ -48,6 +48,20 @@ CLI::Validator SeedValue() {
       "SEED >= 0");
 }
 
+// --tp and --tp-timeout (generate, bench-model, bench, sweep).
+void AddTensorParallelFlags(CLI::App* command, int64_t& tp, double& timeout_s) {
+  command
+      ->add_option("--tp", tp,
+                   "Tensor parallelism over N ranks, one MPI process each: mpirun -np N hwinfer "
+                   "... --tp N (each rank uses --device, or its entry of --devices)")
+      ->check(IntegerIn(1, 256));
+  command
+      ->add_option("--tp-timeout", timeout_s,
+                   "With --tp: seconds a rank waits for the others before it reports them dead "
+                   "or hung and stops the run")
+      ->check(CLI::Range(0.1, 86400.0));
+}
+
 // -m/--model, --backend, --device, --devices, --split, --layer-split, --kv-dtype,
 // --max-batch-tokens and --no-decode-graphs (generate, bench-model).
 void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
@@ -79,16 +93,7 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
   command->add_flag("!--no-decode-graphs", options.decode_graphs,
                     "Launch every decode step's kernels one by one instead of replaying a captured "
                     "graph (where the device can capture)");
-  command
-      ->add_option("--tp", options.tp,
-                   "Tensor parallelism over N ranks, one MPI process each: mpirun -np N hwinfer "
-                   "... --tp N (each rank uses --device, or its entry of --devices)")
-      ->check(IntegerIn(1, 256));
-  command
-      ->add_option("--tp-timeout", options.tp_timeout_s,
-                   "With --tp: seconds a rank waits for the others before it reports them dead "
-                   "or hung and stops the run")
-      ->check(CLI::Range(0.1, 86400.0));
+  AddTensorParallelFlags(command, options.tp, options.tp_timeout_s);
 }
 
 // --config, --backend, --device, --devices, --routing, --hardware, --mode, --kv-reservation,
@@ -118,6 +123,7 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
                    "Which replica a request goes to: least_tokens (fewest outstanding tokens) "
                    "| round_robin")
       ->check(CLI::IsMember({"least_tokens", "round_robin"}));
+  AddTensorParallelFlags(command, flags.tp, flags.tp_timeout_s);
   command->add_option(
       "--hardware", flags.hardware_file,
       "Hardware spec YAML (configs/hardware/*.yaml): spec peaks for MBU/MFU; also "
@@ -442,6 +448,7 @@ void AddServeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
                       "Chat template family to use instead of the model's own");
   command->add_option("--max-sequences", options->max_sequences, "Sequences decoded together")
       ->check(IntegerIn(1, kMaxSequences));
+  AddTensorParallelFlags(command, options->run.tp, options->run.tp_timeout_s);
   command
       ->add_option("--kv-cache-tokens", options->kv_cache_tokens,
                    "KV cache capacity in tokens (default: 2 x the context)")

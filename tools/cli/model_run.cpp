@@ -77,15 +77,8 @@ StatusOr<ExecutorOptions> OpenRank(const GlobalOptions& global, const ModelRunOp
         "devices: give one of the two");
   }
   HWINFER_ASSIGN_OR_RETURN(opened.registry, BuildRegistry(global));
-  std::string selector = options.device;
-  if (!options.devices.empty()) {
-    const std::vector<std::string> devices = SplitCommas(options.devices);
-    if (static_cast<int64_t>(devices.size()) != options.tp) {
-      return InvalidArgument(fmt::format("--devices names {} devices; --tp {} takes one per rank",
-                                         devices.size(), options.tp));
-    }
-    selector = devices[static_cast<size_t>(rank)];
-  }
+  HWINFER_ASSIGN_OR_RETURN(const std::string selector,
+                           RankDevice(options.devices, options.device, options.tp, rank));
   HWINFER_ASSIGN_OR_RETURN(const RegisteredDevice* target,
                            SelectDevice(opened.registry, selector, options.backend));
   HWINFER_ASSIGN_OR_RETURN(opened.device, opened.registry.Open(*target));
@@ -106,8 +99,7 @@ StatusOr<std::unique_ptr<OpenedModel>> OpenTensorParallel(const GlobalOptions& g
     return LlamaExecutor::FailTensorParallel(*collective, executor_options.status());
   }
   if (collective->rank() != 0) {
-    HWINFER_RETURN_IF_ERROR(
-        LlamaExecutor::FollowTensorParallel(collective, opened->device, model));
+    HWINFER_RETURN_IF_ERROR(LlamaExecutor::FollowTensorParallel(collective, opened->device, model));
     opened->followed = true;
     return opened;
   }

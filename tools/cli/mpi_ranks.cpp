@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "cli_common.h"
 #include "hwinfer/llama_executor.h"
@@ -22,6 +23,17 @@
 #endif
 
 namespace hwinfer::cli {
+
+StatusOr<std::string> RankDevice(const std::string& devices, const std::string& device,
+                                 int64_t ranks, int rank) {
+  if (devices.empty()) return device;
+  const std::vector<std::string> list = SplitCommas(devices);
+  if (static_cast<int64_t>(list.size()) != ranks) {
+    return InvalidArgument(
+        fmt::format("--devices names {} devices; --tp {} takes one per rank", list.size(), ranks));
+  }
+  return list[static_cast<size_t>(rank)];
+}
 
 #ifdef HWINFER_HAVE_MPI
 namespace {

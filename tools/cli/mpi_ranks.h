@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "hwinfer/collective.h"
 #include "hwinfer/status.h"
@@ -17,6 +18,11 @@ namespace hwinfer::cli {
 // both), Unsupported when this build has no MPI. Each collective waits at most
 // |deadline_seconds| for the other ranks (a wait for rank 0's next step: without a bound).
 StatusOr<std::shared_ptr<Collective>> JoinMpiRanks(int64_t ranks, double deadline_seconds);
+
+// The device rank |rank| of |ranks| runs on: entry |rank| of |devices| ("A,B", one per rank) when
+// given (InvalidArgument for another count), else |device| (every rank the same selector).
+StatusOr<std::string> RankDevice(const std::string& devices, const std::string& device,
+                                 int64_t ranks, int rank);
 
 // Ends this process's part in MPI if it joined: after |exit_code| 0 MPI_Finalize, else MPI_Abort
 // with it (mpirun then stops every rank). Returns |exit_code|.

@@ -23,6 +23,7 @@
 #include "hwinfer/serving_replicas.h"
 #include "hwinfer/tokenizer.h"
 #include "model_run.h"
+#include "mpi_ranks.h"
 #include "openai_server.h"
 
 namespace hwinfer::cli {
@@ -133,13 +134,36 @@ sigset_t BlockStopSignals() {
 
 }  // namespace
 
-int RunServe(const GlobalOptions& global, const ServeOptions& options) {
+int RunServe(const GlobalOptions& global, const ServeOptions& flags) {
   std::signal(SIGPIPE, SIG_IGN);  // a client gone mid-stream is a failed write, not a signal
-  const sigset_t stop_signals = BlockStopSignals();  // before any thread starts
+  // Before any thread starts. Ranks other than 0 of --tp keep them blocked: mpirun's SIGTERM
+  // reaches rank 0, which drains, and the others end when it does.
+  const sigset_t stop_signals = BlockStopSignals();
+  ServeOptions options = flags;
+  std::shared_ptr<Collective> collective;
+  if (options.run.tp > 1) {
+    auto joined = JoinMpiRanks(options.run.tp, options.run.tp_timeout_s);
+    if (!joined.ok()) return ReportError(joined.status());
+    collective = *joined;
+    auto device =
+        RankDevice(options.devices, options.run.device, options.run.tp, collective->rank());
+    if (!device.ok()) return ReportError(device.status());
+    options.run.device = *device;
+    options.devices.clear();
+  }
   auto setup = Prepare(global, options);
-  if (!setup.ok()) return ReportError(setup.status());
-  auto model = LlamaModel::Open((*setup)->model_path);
+  StatusOr<std::shared_ptr<const LlamaModel>> model =
+      setup.ok() ? LlamaModel::Open((*setup)->model_path)
+                 : StatusOr<std::shared_ptr<const LlamaModel>>(setup.status());
+  if (collective != nullptr && collective->rank() != 0) {  // follow rank 0's engine
+    const Status followed =
+        model.ok()
+            ? LlamaExecutor::FollowTensorParallel(collective, (*setup)->devices.front(), *model)
+            : LlamaExecutor::FailTensorParallel(*collective, model.status());
+    return followed.ok() ? 0 : ReportError(followed);
+  }
   if (!model.ok()) return ReportError(model.status());
+  (*setup)->engine.collective = collective;
   auto tokenizer = Tokenizer::FromGguf((*model)->file());
   if (!tokenizer.ok()) {
     return ReportError(tokenizer.status().WithContext("serve needs the model's tokenizer"));
@@ -156,7 +180,7 @@ int RunServe(const GlobalOptions& global, const ServeOptions& options) {
   for (const std::shared_ptr<Device>& device : (*setup)->devices) {
     auto device_peaks = ModelPeaks(device, **model, hardware, !options.no_probe, 0, 0);
     if (!device_peaks.ok()) return ReportError(device_peaks.status());
-    peaks.push_back(*device_peaks);
+    peaks.push_back(ScaledPeaks(*device_peaks, static_cast<int>(options.run.tp)));
   }
   auto engine = ServingReplicas::Create((*setup)->devices, *model, (*setup)->engine, peaks,
                                         (*setup)->routing);

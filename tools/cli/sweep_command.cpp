@@ -45,9 +45,10 @@ int RunSweep(const GlobalOptions& global, const SweepOptions& options) {
           options.requests_per_batch, batch * options.requests_per_batch, kMaxWorkloadRequests)));
     }
   }
-  auto prepared = PrepareBench(global, options.flags);
+  auto prepared = PrepareBenchRanks(global, options.flags);
   if (!prepared.ok()) return ReportError(prepared.status());
   PreparedBench& bench = **prepared;
+  if (bench.followed) return 0;  // a tensor-parallel rank other than 0: rank 0 reports
   const bool progress = !options.flags.no_progress;
 
   nlohmann::json points = nlohmann::json::array();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hwinfer/bench_config.h"
+#include "hwinfer/collective.h"
 #include "hwinfer/dataset.h"
 #include "hwinfer/device.h"
 #include "hwinfer/hardware_spec.h"
@@ -52,6 +53,12 @@ struct BenchRunOptions {
   // The workload's dataset file already read (the CLI reads it once for every sweep point);
   // null: RunBench reads config.workload.dataset itself when it is not random.
   std::shared_ptr<const DatasetFile> dataset;
+  // Tensor parallelism: this process is rank 0 of |collective| and runs the bench on one device
+  // with every rank's shard (LlamaExecutor::CreateTensorParallel); the other ranks follow. Step
+  // bytes and FLOPs are every rank's, peaks N x this device's (each rank's device taken to match
+  // it); the device's JSON gains `tensor_parallel` (per rank: bytes, FLOPs, device and
+  // all-reduce seconds). Null: no tensor parallelism.
+  std::shared_ptr<Collective> collective;
 };
 
 // One candidate of an output token's distribution.
@@ -119,6 +126,9 @@ PeakRates SpecPeaks(const DeviceInfo& spec, uint32_t weight_dtype);
 StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const LlamaModel& model,
                                const std::optional<HardwareSpec>& hardware, bool probe,
                                double measured_bandwidth, double measured_flops);
+// |peaks| of one device as the peaks of |ranks| such devices (tensor parallelism: every rank's
+// device taken to match this one; the spec source says so).
+PeakRates ScaledPeaks(PeakRates peaks, int ranks);
 
 // What the metrics layer records of one executed step: |plan|'s tokens and preemptions, the
 // executor's last step's bytes and FLOPs and its KV use after it. (The bench and the serving

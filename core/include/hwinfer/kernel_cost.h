@@ -40,6 +40,7 @@ struct CostTotals {
   double flops = 0;
   double flops_by_dtype[4] = {0, 0, 0, 0};  // f32, f16, bf16, int8
   void Add(const KernelCost& cost);
+  void Add(const CostTotals& other);
   // The dtype with the most FLOPs (F32 when there are none).
   uint32_t compute_dtype() const;
 };

@@ -106,9 +106,15 @@ struct StepStats {
   // every rank's stats in rank order (empty without tensor parallelism).
   double comm_seconds = 0;
   std::vector<RankStepStats> ranks;
+  // The step's cost over the whole system: every rank's with tensor parallelism, else |cost|.
+  CostTotals system_cost() const;
   bool graph_replayed = false;  // the kernels ran as one replay of a captured decode graph
   bool graph_captured = false;  // ... and that graph was captured by this step
 };
+
+// Adds a step's per-rank stats to |totals| (one entry per rank; sized on first use).
+void AccumulateRankStats(const std::vector<RankStepStats>& step,
+                         std::vector<RankStepStats>* totals);
 
 class LlamaExecutor {
  public:

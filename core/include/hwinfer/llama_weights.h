@@ -52,10 +52,23 @@ struct WeightRange {
   int64_t shards = 1;
 };
 
-// Why |model|'s weights cannot be split over |shards| ranks (heads, KV heads and the FFN width
-// each divisible by it, and each column share of wo and w_down a whole number of its type's
-// blocks); OK when they can (always for one).
+// Why |model|'s weights cannot be split over |shards| ranks (heads and the FFN width divisible by
+// it, the KV heads divisible by it or dividing it, and each column share of wo and w_down a whole
+// number of its type's blocks); OK when they can (always for one).
 Status CheckWeightShards(const LlamaModel& model, int64_t shards);
+
+// Rows [first, first + count) of a matrix's output, or columns of its input.
+struct SliceRange {
+  int64_t first = 0, count = 0;
+};
+// Rank |shard| of |shards|'s slices of every layer (Megatron): |q| of wq's rows and wo's columns
+// (its query heads x head_dim), |kv| of wk's and wv's rows (its KV heads; with more ranks than KV
+// heads, the one KV head its query heads use, held by several ranks), |ffn| of w_gate's and
+// w_up's rows and w_down's columns.
+struct ShardSlices {
+  SliceRange q, kv, ffn;
+};
+ShardSlices SlicesOfShard(const ModelShape& shape, int64_t shard, int64_t shards);
 
 class LlamaWeights {
  public:
@@ -85,10 +98,11 @@ class LlamaWeights {
   // tensor (tied embeddings).
   StatusOr<DeviceTensor> PlaceInOwnBuffer(const std::shared_ptr<Device>& device,
                                           const GgufTensorInfo& info, Stream& stream);
-  // A buffer of its own holding rank |range.shard|'s rows (|by_rows|) or columns of |info|.
+  // |info|'s rows (|by_rows|) or columns |slice|: an offset into the imported file where the
+  // rows are, else a buffer of their own.
   StatusOr<DeviceTensor> PlaceShard(const std::shared_ptr<Device>& device,
-                                    const GgufTensorInfo& info, const WeightRange& range,
-                                    bool by_rows, Stream& stream);
+                                    const GgufTensorInfo& info, bool by_rows, SliceRange slice,
+                                    Stream& stream);
   // Uploads |bytes| from |src| into |buffer| on |stream|, bounding the unsynchronised bytes.
   Status UploadBounded(Stream& stream, const uint8_t* src, const Buffer& buffer, uint64_t bytes);
 

@@ -44,6 +44,9 @@ struct EngineOptions {
   // (hwinfer/serving_replicas.h) hand out disjoint ids.
   RequestId first_request_id = 0;
   RequestId request_id_step = 1;
+  // Tensor parallelism: this process is rank 0 of |collective| and its executor holds rank 0's
+  // shard (LlamaExecutor::CreateTensorParallel); the other ranks follow. Null: none.
+  std::shared_ptr<Collective> collective;
 };
 
 struct ServeRequest {

@@ -131,6 +131,7 @@ StatusOr<StepOutcome> BenchReplica::RunStep(double t, bool more_arrivals, bool v
   for (size_t d = 0; d < stage_seconds.size() && d < stage_seconds_.size(); ++d) {
     stage_seconds_[d] += stage_seconds[d];
   }
+  AccumulateRankStats(executor_->last_step().ranks, &rank_totals_);
   steps_.push_back(StepRecordOf(plan, *executor_, step_start, step_end));
   step_time_s_ += step_end - step_start;
   overhead_s_ += SecondsSince(record_start);

@@ -88,6 +88,8 @@ class BenchReplica {
   double overhead_s() const { return overhead_s_; }
   int64_t steps_run() const { return static_cast<int64_t>(steps_.size()); }
   const std::string& failure() const { return failure_; }  // Abandon's reason ("" = none)
+  // Tensor parallelism: per rank, its stats summed over the run's steps (empty otherwise).
+  const std::vector<RankStepStats>& rank_totals() const { return rank_totals_; }
 
  private:
   int index_;
@@ -96,6 +98,7 @@ class BenchReplica {
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<PeakRates> device_peaks_;
   std::vector<double> stage_seconds_;
+  std::vector<RankStepStats> rank_totals_;
   std::string name_;
   Sampler sampler_;
   std::set<int64_t> unfinished_;  // request ids routed here and not yet finished

@@ -190,8 +190,9 @@ StepRecord StepRecordOf(const StepPlan& plan, const LlamaExecutor& executor, dou
   step.prefill_tokens = plan.prefill_tokens;
   step.decode_tokens = plan.decode_tokens;
   step.sequences = static_cast<int64_t>(plan.chunks.size());
-  step.bytes = executor.last_step().cost.bytes;
-  step.flops = executor.last_step().cost.flops;
+  const CostTotals cost = executor.last_step().system_cost();  // every rank's under --tp
+  step.bytes = cost.bytes;
+  step.flops = cost.flops;
   step.kv_used_blocks = executor.kv().num_used_blocks();
   step.kv_used_tokens = executor.kv().TotalTokens();
   step.preemptions = static_cast<int64_t>(plan.preempted.size());
@@ -278,6 +279,17 @@ StatusOr<PeakRates> ModelPeaks(const std::shared_ptr<Device>& device, const Llam
                       device->id(), DtypeName(weight_dtype), matmul.flops.reason));
     }
   }
+  return peaks;
+}
+
+PeakRates ScaledPeaks(PeakRates peaks, int ranks) {
+  if (ranks == 1) return peaks;
+  for (double PeakRates::*rate :
+       {&PeakRates::spec_bandwidth_bytes_per_s, &PeakRates::spec_flops,
+        &PeakRates::measured_bandwidth_bytes_per_s, &PeakRates::measured_flops}) {
+    peaks.*rate *= ranks;
+  }
+  if (!peaks.spec_source.empty()) peaks.spec_source += fmt::format(" (x {} ranks)", ranks);
   return peaks;
 }
 
@@ -383,14 +395,19 @@ StatusOr<std::unique_ptr<BenchReplica>> CreateReplica(
   }
   const int64_t longest = SequenceKvTokens(so, workload, eo.kv_block_size);
   eo.kv_cache_tokens = kMaxKvCacheTokens;
+  // A tensor-parallel rank holds 1/N of every layer's weights and KV heads.
+  const int ranks = options.collective != nullptr ? options.collective->size() : 1;
   for (size_t i = 0; i < devices.size(); ++i) {
-    const double share = static_cast<double>(counts[i]) / static_cast<double>(n_layers);
+    const double share = static_cast<double>(counts[i]) / static_cast<double>(n_layers) / ranks;
     HWINFER_ASSIGN_OR_RETURN(const int64_t tokens,
                              KvCacheTokens(config, eo, *model, *devices[i], longest, share));
     eo.kv_cache_tokens = std::min(eo.kv_cache_tokens, tokens);
   }
   std::unique_ptr<LlamaExecutor> executor;
-  if (devices.size() > 1) {
+  if (options.collective != nullptr) {
+    HWINFER_ASSIGN_OR_RETURN(executor, LlamaExecutor::CreateTensorParallel(devices.front(), model,
+                                                                           eo, options.collective));
+  } else if (devices.size() > 1) {
     HWINFER_ASSIGN_OR_RETURN(executor, LlamaExecutor::CreateSplit(devices, model, eo, counts));
   } else {
     HWINFER_ASSIGN_OR_RETURN(executor, LlamaExecutor::Create(devices.front(), model, eo));
@@ -403,7 +420,7 @@ StatusOr<std::unique_ptr<BenchReplica>> CreateReplica(
         PeakRates device_peaks,
         ModelPeaks(device, *model, options.hardware, options.probe_peaks,
                    options.measured_bandwidth_bytes_per_s, options.measured_flops));
-    peaks.push_back(std::move(device_peaks));
+    peaks.push_back(ScaledPeaks(std::move(device_peaks), ranks));
   }
   return std::make_unique<BenchReplica>(index, devices.front(), std::move(executor),
                                         std::move(scheduler), std::move(peaks));
@@ -469,6 +486,23 @@ nlohmann::json LayerSplitJson(const BenchReplica& replica) {
   return parts;
 }
 
+// Tensor parallelism: each rank's share of the run (its device time includes its all-reduces).
+nlohmann::json TensorParallelJson(const BenchReplica& replica) {
+  const std::vector<RankStepStats>& totals = replica.rank_totals();
+  const auto steps = static_cast<double>(std::max<int64_t>(replica.steps_run(), 1));
+  nlohmann::json ranks = nlohmann::json::array();
+  for (size_t r = 0; r < totals.size(); ++r) {
+    ranks.push_back({{"rank", r},
+                     {"bytes", totals[r].cost.bytes},
+                     {"flops", totals[r].cost.flops},
+                     {"kernels", totals[r].kernels},
+                     {"device_seconds", totals[r].device_seconds},
+                     {"comm_seconds", totals[r].comm_seconds},
+                     {"comm_ms_per_step", totals[r].comm_seconds / steps * 1e3}});
+  }
+  return {{"ranks", totals.size()}, {"per_rank", std::move(ranks)}};
+}
+
 // Each replica's requests and steps summarised against its own peaks.
 std::vector<DeviceResult> DeviceResults(const std::vector<std::unique_ptr<BenchReplica>>& replicas,
                                         const RunRecords& records, const BenchConfig& config,
@@ -499,6 +533,9 @@ std::vector<DeviceResult> DeviceResults(const std::vector<std::unique_ptr<BenchR
                    {"requests", result.requests},
                    {"failure", result.failure}};
     if (replica->device_peaks().size() > 1) result.json["layer_split"] = LayerSplitJson(*replica);
+    if (!replica->rank_totals().empty()) {
+      result.json["tensor_parallel"] = TensorParallelJson(*replica);
+    }
     results.push_back(std::move(result));
   }
   return results;
@@ -592,6 +629,20 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config,
                                const std::vector<std::shared_ptr<Device>>& devices,
                                const BenchRunOptions& options) {
   HWINFER_RETURN_IF_ERROR(CheckDevices(devices));
+  if (options.collective != nullptr) {
+    if (devices.size() != 1) {
+      return InvalidArgument(fmt::format(
+          "tensor parallelism runs one model over the ranks' devices, one device each; {} "
+          "devices given (replicas and a layer split are for one process)",
+          devices.size()));
+    }
+    if (devices.front()->info().device_type == HWINFER_DEVICE_TYPE_VIRTUAL) {
+      return Unsupported(fmt::format(
+          "tensor parallelism on the simulated device {}: its virtual clock has no interconnect "
+          "model for the all-reduces yet",
+          devices.front()->id()));
+    }
+  }
   // ---- model and workload ----
   const std::string path = options.model_path.empty() ? config.model.path : options.model_path;
   if (path.empty()) {
@@ -658,6 +709,7 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config,
   AddPerRequestArrays(result, config.save_texts ? tokenizer.get() : nullptr, json);
   json["scheduler"] = SchedulerJson(config, so, eo);
   json["scheduler"].update(ReplicaSchedulerJson(first));
+  json["scheduler"]["tensor_parallel"] = first.executor().tensor_parallel();
   json["devices"] = nlohmann::json::array();
   for (const DeviceResult& d : result.devices) json["devices"].push_back(d.json);
   json["request_devices"] = result.request_devices;

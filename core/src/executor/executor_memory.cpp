@@ -29,7 +29,7 @@ ExecutorMemory LlamaExecutor::MemoryNeeded(const ModelShape& m, const ExecutorOp
       options.kv_cache_tokens > 0 ? options.kv_cache_tokens : 2 * m.context_length;
   memory.kv_tokens = CeilBlocks(asked, bs) * bs;
   const double blocks = static_cast<double>(CeilBlocks(asked, bs));
-  const double kv_heads = static_cast<double>(m.n_kv_heads) / ranks;
+  const double kv_heads = std::max(static_cast<double>(m.n_kv_heads) / ranks, 1.0);
   const double kv_dim = kv_heads * static_cast<double>(m.head_dim());
   const double element = options.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0;
   const double scales = options.kv_dtype == HWINFER_DTYPE_I8 ? 4.0 * kv_heads : 0.0;
@@ -61,7 +61,7 @@ namespace executor_internal {
 RankDims DimsOfRank(const ModelShape& m, int64_t ranks) {
   RankDims dims;
   dims.n_heads = m.n_heads / ranks;
-  dims.n_kv_heads = m.n_kv_heads / ranks;
+  dims.n_kv_heads = std::max<int64_t>(m.n_kv_heads / ranks, 1);  // a copy each past one per rank
   dims.head_dim = m.head_dim();
   dims.ffn_dim = m.ffn_dim / ranks;
   return dims;

@@ -87,7 +87,7 @@ class Generation {
       const Clock::time_point start = Clock::now();
       HWINFER_ASSIGN_OR_RETURN(const auto logits, executor_.Step(step));
       result_.decode_step_seconds.push_back(SecondsSince(start));
-      AddRankStats(executor_.last_step().ranks);
+      AccumulateRankStats(executor_.last_step().ranks, &result_.decode_rank_totals);
       for (size_t j = 0; j < members.size(); ++j) {
         HWINFER_RETURN_IF_ERROR(Sample(members[j], logits[j]));
       }
@@ -96,19 +96,6 @@ class Generation {
   }
 
   GenerateResult& result() { return result_; }
-
-  // Tensor parallelism: each rank's decode-step stats summed.
-  void AddRankStats(const std::vector<RankStepStats>& ranks) {
-    std::vector<RankStepStats>& totals = result_.decode_rank_totals;
-    totals.resize(ranks.size());
-    for (size_t r = 0; r < ranks.size(); ++r) {
-      totals[r].cost.bytes += ranks[r].cost.bytes;
-      totals[r].cost.flops += ranks[r].cost.flops;
-      totals[r].kernels += ranks[r].kernels;
-      totals[r].device_seconds += ranks[r].device_seconds;
-      totals[r].comm_seconds += ranks[r].comm_seconds;
-    }
-  }
 
  private:
   SequenceId SequenceOf(size_t i) const { return first_sequence_ + static_cast<SequenceId>(i); }

@@ -99,12 +99,13 @@ std::vector<LlamaExecutor::DeviceLayers> LlamaExecutor::device_layers() const {
 
 double LlamaExecutor::kv_bytes_per_token() const {
   const ModelShape& m = model().shape();
-  const double element = options_.kv_dtype == HWINFER_DTYPE_I8 ? 1.0 : 2.0;
-  const double scales =
-      options_.kv_dtype == HWINFER_DTYPE_I8
-          ? 2.0 * static_cast<double>(m.n_layers * m.n_kv_heads) * 4.0 / options_.kv_block_size
-          : 0.0;
-  return (m.KvBytesPerToken(element) + scales) / tensor_parallel();
+  const executor_internal::RankDims& dims = impl_->dims;  // this rank's KV heads
+  const bool i8 = options_.kv_dtype == HWINFER_DTYPE_I8;
+  const double values = 2.0 * static_cast<double>(m.n_layers * dims.n_kv_heads * dims.head_dim);
+  const double scales = i8 ? 2.0 * static_cast<double>(m.n_layers * dims.n_kv_heads) * 4.0 /
+                                 static_cast<double>(options_.kv_block_size)
+                           : 0.0;
+  return values * (i8 ? 1.0 : 2.0) + scales;
 }
 
 int LlamaExecutor::tensor_parallel() const {

@@ -7,6 +7,7 @@
 // I8 scale resets). The other ranks hold no KV bookkeeping of their own: they run exactly that.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <type_traits>
 
 #include "executor_internal.h"
@@ -175,6 +176,25 @@ Status LlamaExecutor::StopFollowers() {
   PlanHeader header;
   header.stop = 1;
   return impl.collective->Broadcast(&header, sizeof(header), "stopping the other ranks", false);
+}
+
+CostTotals StepStats::system_cost() const {
+  if (ranks.empty()) return cost;
+  CostTotals total;
+  for (const RankStepStats& rank : ranks) total.Add(rank.cost);
+  return total;
+}
+
+void AccumulateRankStats(const std::vector<RankStepStats>& step,
+                         std::vector<RankStepStats>* totals) {
+  totals->resize(std::max(totals->size(), step.size()));
+  for (size_t r = 0; r < step.size(); ++r) {
+    RankStepStats& total = (*totals)[r];
+    total.cost.Add(step[r].cost);
+    total.kernels += step[r].kernels;
+    total.device_seconds += step[r].device_seconds;
+    total.comm_seconds += step[r].comm_seconds;
+  }
 }
 
 Status LlamaExecutor::GatherRankStats() {

@@ -36,6 +36,12 @@ void CostTotals::Add(const KernelCost& cost) {
   flops_by_dtype[DtypeSlot(cost.compute_dtype)] += cost.flops;
 }
 
+void CostTotals::Add(const CostTotals& other) {
+  bytes += other.bytes;
+  flops += other.flops;
+  for (int i = 0; i < 4; ++i) flops_by_dtype[i] += other.flops_by_dtype[i];
+}
+
 uint32_t CostTotals::compute_dtype() const {
   constexpr uint32_t kDtypes[4] = {HWINFER_DTYPE_F32, HWINFER_DTYPE_F16, HWINFER_DTYPE_BF16,
                                    HWINFER_DTYPE_I8};

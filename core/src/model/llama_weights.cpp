@@ -81,9 +81,8 @@ Status LlamaWeights::UploadBounded(Stream& stream, const uint8_t* src, const Buf
 }
 
 StatusOr<DeviceTensor> LlamaWeights::PlaceShard(const std::shared_ptr<Device>& device,
-                                                const GgufTensorInfo& info,
-                                                const WeightRange& range, bool by_rows,
-                                                Stream& stream) {
+                                                const GgufTensorInfo& info, bool by_rows,
+                                                SliceRange slice, Stream& stream) {
   DeviceTensor whole = TensorAt(nullptr, 0, info);
   uint64_t block_values = 0, block_bytes = 0;
   if (!GgmlTypeBlock(info.ggml_type, &block_values, &block_bytes)) {
@@ -94,19 +93,19 @@ StatusOr<DeviceTensor> LlamaWeights::PlaceShard(const std::shared_ptr<Device>& d
   const uint8_t* data = model_->file().TensorData(info);
   DeviceTensor part = whole;
   std::vector<uint8_t> bytes;
-  if (by_rows) {  // rows [first, first + rows): contiguous
-    part.rows = whole.rows / range.shards;
-    const uint64_t first = static_cast<uint64_t>(range.shard * part.rows) * row_bytes;
+  if (by_rows) {  // rows [first, first + count): contiguous
+    part.rows = slice.count;
+    const uint64_t first = static_cast<uint64_t>(slice.first) * row_bytes;
     if (imported_) {
       part.buffer = data_.handle();
       part.offset_bytes = info.offset_bytes + first;
       return part;
     }
     bytes.assign(data + first, data + first + static_cast<uint64_t>(part.rows) * row_bytes);
-  } else {  // columns [first, first + cols) of every row: whole blocks (CheckWeightShards)
-    part.cols = whole.cols / range.shards;
+  } else {  // columns [first, first + count) of every row: whole blocks (CheckWeightShards)
+    part.cols = slice.count;
     const uint64_t part_bytes = static_cast<uint64_t>(part.cols) / block_values * block_bytes;
-    const uint64_t first = static_cast<uint64_t>(range.shard) * part_bytes;
+    const uint64_t first = static_cast<uint64_t>(slice.first) / block_values * block_bytes;
     bytes.resize(static_cast<size_t>(whole.rows) * part_bytes);
     for (int64_t r = 0; r < whole.rows; ++r) {
       std::memcpy(bytes.data() + static_cast<uint64_t>(r) * part_bytes,
@@ -123,18 +122,30 @@ StatusOr<DeviceTensor> LlamaWeights::PlaceShard(const std::shared_ptr<Device>& d
   return part;
 }
 
+ShardSlices SlicesOfShard(const ModelShape& m, int64_t shard, int64_t shards) {
+  const int64_t hd = m.head_dim(), heads = m.n_heads / shards, ffn = m.ffn_dim / shards;
+  // KV heads: a share each, or, with more ranks than KV heads, the one its query heads use.
+  const int64_t kv_heads = std::max<int64_t>(m.n_kv_heads / shards, 1);
+  const int64_t first_kv = m.n_kv_heads >= shards
+                               ? shard * kv_heads
+                               : shard / (shards / std::max<int64_t>(m.n_kv_heads, 1));
+  ShardSlices slices;
+  slices.q = {shard * heads * hd, heads * hd};
+  slices.kv = {first_kv * hd, kv_heads * hd};
+  slices.ffn = {shard * ffn, ffn};
+  return slices;
+}
+
 Status CheckWeightShards(const LlamaModel& model, int64_t shards) {
   const ModelShape& m = model.shape();
   if (shards < 1) return InvalidArgument(fmt::format("{} tensor-parallel ranks", shards));
-  for (const auto& [count, what] : {std::pair{m.n_heads, "attention heads"},
-                                    {m.n_kv_heads, "KV heads"},
-                                    {m.ffn_dim, "FFN width"}}) {
-    if (count % shards != 0) {
-      return InvalidArgument(fmt::format(
-          "tensor parallelism of {} does not divide the {} {} of {}; use a degree that divides "
-          "{} heads, {} KV heads and an FFN width of {}",
-          shards, count, what, m.name, m.n_heads, m.n_kv_heads, m.ffn_dim));
-    }
+  const bool kv_split = m.n_kv_heads % shards == 0 || shards % m.n_kv_heads == 0;
+  if (m.n_heads % shards != 0 || m.ffn_dim % shards != 0 || !kv_split) {
+    return InvalidArgument(fmt::format(
+        "tensor parallelism of {} does not fit {}: the degree must divide its {} attention heads "
+        "and its FFN width of {}, and divide its {} KV heads or be a multiple of them (each rank "
+        "then holds a copy of the KV head its query heads use)",
+        shards, m.name, m.n_heads, m.ffn_dim, m.n_kv_heads));
   }
   for (const LlamaLayerTensors& layer : model.layers()) {
     for (const GgufTensorInfo* info : {layer.wo, layer.w_down}) {
@@ -219,17 +230,18 @@ StatusOr<std::unique_ptr<LlamaWeights>> LlamaWeights::Place(const std::shared_pt
         HWINFER_ASSIGN_OR_RETURN(*slot, place(*info));
       }
       // Megatron: the outputs of q, k, v, gate and up by rows, the inputs of o and down by columns.
-      for (auto [slot, info, by_rows] : {std::tuple{&layer.wq, l.wq, true},
-                                         {&layer.wk, l.wk, true},
-                                         {&layer.wv, l.wv, true},
-                                         {&layer.wo, l.wo, false},
-                                         {&layer.w_gate, l.w_gate, true},
-                                         {&layer.w_up, l.w_up, true},
-                                         {&layer.w_down, l.w_down, false}}) {
+      const ShardSlices s = SlicesOfShard(m.shape(), range.shard, range.shards);
+      for (auto [slot, info, by_rows, slice] : {std::tuple{&layer.wq, l.wq, true, s.q},
+                                                {&layer.wk, l.wk, true, s.kv},
+                                                {&layer.wv, l.wv, true, s.kv},
+                                                {&layer.wo, l.wo, false, s.q},
+                                                {&layer.w_gate, l.w_gate, true, s.ffn},
+                                                {&layer.w_up, l.w_up, true, s.ffn},
+                                                {&layer.w_down, l.w_down, false, s.ffn}}) {
         if (range.shards == 1) {
           HWINFER_ASSIGN_OR_RETURN(*slot, place(*info));
         } else {
-          HWINFER_ASSIGN_OR_RETURN(*slot, w.PlaceShard(device, *info, range, by_rows, stream));
+          HWINFER_ASSIGN_OR_RETURN(*slot, w.PlaceShard(device, *info, by_rows, slice, stream));
         }
       }
     }

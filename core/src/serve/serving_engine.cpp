@@ -100,8 +100,14 @@ StatusOr<std::unique_ptr<ServingEngine>> ServingEngine::Create(
   if (engine->options_.max_waiting <= 0) {
     engine->options_.max_waiting = 4 * options.scheduler.max_sequences;
   }
-  HWINFER_ASSIGN_OR_RETURN(engine->executor_,
-                           LlamaExecutor::Create(device, model, options.executor));
+  if (options.collective != nullptr) {
+    HWINFER_ASSIGN_OR_RETURN(
+        engine->executor_,
+        LlamaExecutor::CreateTensorParallel(device, model, options.executor, options.collective));
+  } else {
+    HWINFER_ASSIGN_OR_RETURN(engine->executor_,
+                             LlamaExecutor::Create(device, model, options.executor));
+  }
   HWINFER_ASSIGN_OR_RETURN(engine->scheduler_, Scheduler::Create(engine->scheduler_options_,
                                                                  engine->executor_->mutable_kv()));
   engine->device_ = std::move(device);
