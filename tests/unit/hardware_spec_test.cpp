@@ -115,6 +115,31 @@ TEST_F(HardwareSpecFileTest, OptionalKeysDefaultToZero) {
   EXPECT_EQ(spec->launch_overhead_s, 0);
 }
 
+TEST_F(HardwareSpecFileTest, InterconnectIsReadAndPricesARingAllReduce) {
+  const StatusOr<HardwareSpec> spec =
+      Load("link.yaml",
+           "name: X\npeak_bandwidth_gb_per_s: 10\npeak_tflops: {f32: 1}\ninterconnect:\n"
+           "  kind: nvlink\n  bandwidth_gb_per_s: 400\n  latency_us: 2\n");
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  const InterconnectSpec& link = spec->interconnect;
+  EXPECT_EQ(link.kind, "nvlink");
+  EXPECT_DOUBLE_EQ(link.bandwidth_bytes_per_s, 400e9);
+  EXPECT_DOUBLE_EQ(link.latency_s, 2e-6);
+  // 4 ranks, 8 MB: 2 x 3/4 x 8e6 / 400e9 = 30 us of transfer, 6 hops x 2 us.
+  EXPECT_NEAR(link.AllReduceSeconds(4, 8e6), 30e-6 + 12e-6, 1e-12);
+  EXPECT_EQ(link.AllReduceSeconds(1, 8e6), 0);                // one rank: nothing to reduce
+  EXPECT_EQ(InterconnectSpec{}.AllReduceSeconds(4, 8e6), 0);  // not given
+}
+TEST_F(HardwareSpecFileTest, BadInterconnectsAreRejectedWithTheirLocation) {
+  const std::string head = "name: X\npeak_bandwidth_gb_per_s: 10\npeak_tflops: {f32: 1}\n";
+  ExpectInvalid("kind.yaml", head + "interconnect: {kind: carrier-pigeon, bandwidth_gb_per_s: 1}\n",
+                "kind.yaml:4:22: 'interconnect.kind' must be one of nvlink, pcie, "
+                "infinity_fabric, other; got 'carrier-pigeon'");
+  ExpectInvalid("nobw.yaml", head + "interconnect: {kind: pcie}\n",
+                "'interconnect' is missing required key 'bandwidth_gb_per_s'");
+  ExpectInvalid("slow.yaml", head + "interconnect: {kind: pcie, bandwidth_gb_per_s: 0}\n",
+                "'interconnect.bandwidth_gb_per_s' must be a number in [0.1, 100000]");
+}
 TEST_F(HardwareSpecFileTest, NegativeBandwidthIsRejectedWithItsLocation) {
   ExpectInvalid("neg.yaml",
                 "name: X\nvendor: Y\npeak_bandwidth_gb_per_s: -5\npeak_tflops: {f32: 1}\n",

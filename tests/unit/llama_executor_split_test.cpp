@@ -14,6 +14,7 @@
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/registry.h"
 #include "hwinfer/tensor_view.h"
+#include "sim_devices.h"
 #include "tiny_model.h"
 
 namespace hwinfer {
@@ -24,23 +25,7 @@ using testing_support::TinyModel;
 
 // sim:0, sim:1 and sim:2 of one registry (the sim plugin with three devices).
 std::vector<std::shared_ptr<Device>> SimulatedDevices() {
-  auto config = ParseRuntimeConfig(std::string("plugin_paths: [") + HWINFER_PLUGIN_BUILD_DIR +
-                                       "]\nbackends:\n  - name: sim\n    options: {devices: 3}\n",
-                                   "test.yaml");
-  EXPECT_TRUE(config.ok());
-  if (!config.ok()) return {};
-  auto registry = std::make_shared<Registry>();
-  auto built = Registry::FromConfig(*config);
-  EXPECT_TRUE(built.ok()) << built.status().ToString();
-  if (!built.ok()) return {};
-  *registry = std::move(*built);
-  std::vector<std::shared_ptr<Device>> devices;
-  for (const char* id : {"sim:0", "sim:1", "sim:2"}) {
-    auto device = registry->Open(**registry->Find(id));
-    EXPECT_TRUE(device.ok());
-    if (device.ok()) devices.push_back(*device);
-  }
-  return devices;
+  return testing_support::SimulatedDevices(3);
 }
 
 // Three prompts of different lengths (chunked prefill at 32 tokens), 10 greedy tokens each.

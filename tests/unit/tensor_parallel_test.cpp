@@ -17,6 +17,7 @@
 #include "hwinfer/collective.h"
 #include "hwinfer/generate.h"
 #include "hwinfer/llama_executor.h"
+#include "sim_devices.h"
 #include "tiny_model.h"
 
 namespace hwinfer {
@@ -179,6 +180,38 @@ TEST(TensorParallel, ARankThatCannotOpenItsModelIsReportedOnEveryRank) {
   EXPECT_EQ(executor.status().code(), StatusCode::kNotFound);
   EXPECT_EQ(executor.status().message(), "rank 1: model.gguf: no such file");
   EXPECT_EQ(follower.get().message(), "rank 1: model.gguf: no such file");
+}
+
+TEST(TensorParallel, SimulatedRanksAddTheModelledAllReducesToTheirVirtualTime) {
+  // NVLink-like: 400 GB/s, 2 us per hop. Two ranks on sim:0 and sim:1.
+  InterconnectSpec link;
+  link.bandwidth_bytes_per_s = 400e9;
+  link.latency_s = 2e-6;
+  auto group = MakeLocalCollectives(2, 30.0, link);
+  auto devices = testing_support::SimulatedDevices(2);
+  ASSERT_EQ(devices.size(), 2u);
+  auto model = TinyModel();
+  auto follower = std::async(std::launch::async, [&] {
+    return LlamaExecutor::FollowTensorParallel(group[1], devices[1], model);
+  });
+  {
+    auto executor =
+        LlamaExecutor::CreateTensorParallel(devices[0], model, SmallOptions(), group[0]);
+    ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+    auto step = (*executor)->Step({{1, {1, 450, 73}, true}});
+    ASSERT_TRUE(step.ok()) << step.status().ToString();
+    // 2 layers x 2 all-reduces of [3 tokens, 256] F32 rows.
+    const double each = link.AllReduceSeconds(2, 3 * 256 * 4);
+    const StepStats& stats = (*executor)->last_step();
+    EXPECT_NEAR(stats.comm_seconds, 4 * each, 1e-12);
+    ASSERT_EQ(stats.ranks.size(), 2u);
+    for (const RankStepStats& rank : stats.ranks) {
+      EXPECT_NEAR(rank.comm_seconds, 4 * each, 1e-12);
+      EXPECT_GT(rank.device_seconds, rank.comm_seconds);  // the kernels' virtual time and them
+    }
+  }
+  ASSERT_TRUE(LlamaExecutor::EndTensorParallel(*group[0]).ok());
+  EXPECT_TRUE(follower.get().ok());
 }
 
 // A rank that hangs inside a step: it takes part in everything but the all-reduces, where it

@@ -164,6 +164,14 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
       if (backend.name == "sim") backend.options["hardware"] = absolute;
     }
   }
+  // --tp N on the simulator (no mpirun): its ranks need N simulated devices.
+  if (flags.tp > 1 && !StartedByMpirun()) {
+    for (BackendConfig& backend : runtime.backends) {
+      if (backend.name == "sim" && !backend.options.count("devices")) {
+        backend.options["devices"] = std::to_string(flags.tp);
+      }
+    }
+  }
   HWINFER_ASSIGN_OR_RETURN(prepared->registry, BuildRegistry(global, std::move(runtime)));
 
   HWINFER_RETURN_IF_ERROR(OpenBenchDevices(flags, config, *prepared));
@@ -188,9 +196,50 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   return prepared;
 }
 
+namespace {
+
+// --tp N without mpirun: the ranks are threads on the simulator's devices.
+StatusOr<std::unique_ptr<PreparedBench>> PrepareSimulatedRanks(const GlobalOptions& global,
+                                                               const BenchFlags& flags) {
+  if (!flags.devices.empty()) {
+    return InvalidArgument(fmt::format(
+        "--tp {} without mpirun runs the ranks on the simulator's devices, one after another "
+        "from --device; --devices names one device per rank under mpirun",
+        flags.tp));
+  }
+  HWINFER_ASSIGN_OR_RETURN(auto prepared, PrepareBench(global, flags));
+  const Device& device = *prepared->device;
+  if (device.info().device_type != HWINFER_DEVICE_TYPE_VIRTUAL) {
+    return InvalidArgument(fmt::format(
+        "--tp {} on the real device {} runs one rank per process: start it with mpirun -np {}",
+        flags.tp, device.id(), flags.tp));
+  }
+  std::optional<HardwareSpec> spec = prepared->run_options.hardware;
+  if (!spec) {
+    HWINFER_ASSIGN_OR_RETURN(
+        spec, FindKnownHardware(device.info().name, KnownHardwareDirs(prepared->config.file)));
+  }
+  if (!spec || spec->interconnect.bandwidth_bytes_per_s <= 0) {
+    return InvalidArgument(fmt::format(
+        "--tp {} on the simulated device {} prices its all-reduces by a hardware file's "
+        "`interconnect:` section; {} (give --hardware FILE with one)",
+        flags.tp, device.id(),
+        spec ? spec->file + " has none" : std::string("no known hardware file matches it")));
+  }
+  HWINFER_ASSIGN_OR_RETURN(
+      prepared->simulated_ranks,
+      SimulatedRanks::Start(prepared->registry, prepared->device, prepared->run_options.model_path,
+                            static_cast<int>(flags.tp), spec->interconnect, flags.tp_timeout_s));
+  prepared->run_options.collective = prepared->simulated_ranks->rank0();
+  return prepared;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBenchRanks(const GlobalOptions& global,
                                                            const BenchFlags& flags) {
   if (flags.tp == 1) return PrepareBench(global, flags);
+  if (!StartedByMpirun()) return PrepareSimulatedRanks(global, flags);
   HWINFER_ASSIGN_OR_RETURN(std::shared_ptr<Collective> collective,
                            JoinMpiRanks(flags.tp, flags.tp_timeout_s));
   BenchFlags rank_flags = flags;

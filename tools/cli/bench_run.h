@@ -14,6 +14,7 @@
 #include "hwinfer/bench_config.h"
 #include "hwinfer/bench_runner.h"
 #include "hwinfer/registry.h"
+#include "simulated_ranks.h"
 
 namespace hwinfer::cli {
 
@@ -56,6 +57,8 @@ struct PreparedBench {
   // With --tp, on ranks other than 0: this rank has followed rank 0's runs to the end; the
   // command has nothing left to do.
   bool followed = false;
+  // With --tp on the simulator: the other ranks' threads. Last: ended before the devices go.
+  std::unique_ptr<SimulatedRanks> simulated_ranks;
 };
 
 // Loads the runtime section (with --hardware passed to every `sim` backend as its `hardware`
@@ -65,7 +68,9 @@ struct PreparedBench {
 // backend, else the first. A device named twice (under any selector) is InvalidArgument.
 StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& global,
                                                       const BenchFlags& flags);
-// PrepareBench, and with --tp N (under mpirun -np N) on every rank: rank 0 prepares first (a model
+// PrepareBench, and with --tp N: without mpirun on the simulator, N ranks as threads on the
+// simulated devices (SimulatedRanks, priced by the hardware file's interconnect); under mpirun
+// -np N on every rank: rank 0 prepares first (a model
 // shape is synthesised once) and runs the bench with run_options.collective on its device
 // (--device, or its entry of --devices); the others then prepare the same way and follow every run
 // rank 0 makes (LlamaExecutor::FollowTensorParallel), returning with |followed| set.

@@ -24,6 +24,13 @@
 
 namespace hwinfer::cli {
 
+bool StartedByMpirun() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (std::getenv(variable) != nullptr) return true;
+  }
+  return false;
+}
+
 StatusOr<std::string> RankDevice(const std::string& devices, const std::string& device,
                                  int64_t ranks, int rank) {
   if (devices.empty()) return device;

@@ -19,6 +19,10 @@ namespace hwinfer::cli {
 // |deadline_seconds| for the other ranks (a wait for rank 0's next step: without a bound).
 StatusOr<std::shared_ptr<Collective>> JoinMpiRanks(int64_t ranks, double deadline_seconds);
 
+// True when this process was started by mpirun (OpenMPI's, MPICH's or a PMIx launcher's
+// environment).
+bool StartedByMpirun();
+
 // The device rank |rank| of |ranks| runs on: entry |rank| of |devices| ("A,B", one per rank) when
 // given (InvalidArgument for another count), else |device| (every rank the same selector).
 StatusOr<std::string> RankDevice(const std::string& devices, const std::string& device,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hwinfer/hardware_spec.h"
 #include "hwinfer/status.h"
 
 namespace hwinfer {
@@ -30,6 +31,13 @@ class Collective {
   virtual Status Broadcast(void* data, int64_t bytes, const std::string& what, bool idle) = 0;
   // Each rank's |bytes| bytes at |data| into out [size(), bytes], in rank order, on every rank.
   virtual Status AllGather(const void* data, int64_t bytes, void* out, const std::string& what) = 0;
+  // Ranks on simulated devices: the seconds a modelled interconnect takes to all-reduce |bytes|
+  // (the all-reduce then moves no data: the simulator prices work, its values are not the
+  // model's). 0 for ranks whose all-reduces really run (their time is measured).
+  virtual double ModelledAllReduceSeconds(int64_t bytes) const {
+    (void)bytes;
+    return 0;
+  }
 };
 
 // Every rank learns every rank's |mine|: OK when all are OK, else the lowest failing rank's error
@@ -38,7 +46,9 @@ class Collective {
 Status AgreeOnStatus(Collective& collective, const Status& mine, const std::string& what);
 
 // |size| ranks of one process, to be used by |size| threads, rank i by one thread: each call
-// returns once every rank has made it. |deadline_seconds| bounds each wait.
-std::vector<std::shared_ptr<Collective>> MakeLocalCollectives(int size, double deadline_seconds);
+// returns once every rank has made it. |deadline_seconds| bounds each wait. With |interconnect|
+// given (a bandwidth), the ranks model their all-reduces' time by it (simulated devices).
+std::vector<std::shared_ptr<Collective>> MakeLocalCollectives(int size, double deadline_seconds,
+                                                              InterconnectSpec interconnect = {});
 
 }  // namespace hwinfer

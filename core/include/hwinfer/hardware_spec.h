@@ -17,6 +17,10 @@
 // make MBU infinite or absurd, and stall the simulator's virtual clock).
 //   match: ["H200"]                    # optional list of strings: a device whose reported name
 //                                      # contains one of them (ignoring case) is this hardware
+//   interconnect:                      # optional: the link between devices of this kind (the
+//     kind: nvlink                     #   simulator's tensor-parallel all-reduces): nvlink |
+//     bandwidth_gb_per_s: 450          #   pcie | infinity_fabric | other; per direction per
+//     latency_us: 5                    #   device, in [0.1, 100000]; per hop, in [0, 1e6]
 //
 // A device with no declared `hardware:` file and no spec peaks of its own gets the spec of the
 // known hardware file that matches its name (FindKnownHardware), so a GPU's MBU is reported
@@ -31,6 +35,16 @@
 
 namespace hwinfer {
 
+// The link between devices (tensor parallelism). A ring all-reduce of |bytes| over |ranks| moves
+// 2 (N-1)/N x bytes through each device's link in 2 (N-1) hops:
+//   seconds = 2 (N-1)/N x bytes / bandwidth + 2 (N-1) x latency.
+struct InterconnectSpec {
+  std::string kind;                  // "" = not given
+  double bandwidth_bytes_per_s = 0;  // per direction, per device
+  double latency_s = 0;              // per hop
+  double AllReduceSeconds(int ranks, double bytes) const;
+};
+
 struct HardwareSpec {
   std::string file;  // where it was read from
   std::string name;
@@ -43,6 +57,7 @@ struct HardwareSpec {
   double peak_flops_int8 = 0;
   double launch_overhead_s = 0;
   std::vector<std::string> match;  // device-name substrings (case-insensitive)
+  InterconnectSpec interconnect;
 };
 
 // Reads and validates a hardware file; errors name file:line:column and the expected form.

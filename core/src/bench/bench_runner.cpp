@@ -636,11 +636,18 @@ StatusOr<BenchResult> RunBench(const BenchConfig& config,
           "devices given (replicas and a layer split are for one process)",
           devices.size()));
     }
-    if (devices.front()->info().device_type == HWINFER_DEVICE_TYPE_VIRTUAL) {
-      return Unsupported(fmt::format(
-          "tensor parallelism on the simulated device {}: its virtual clock has no interconnect "
-          "model for the all-reduces yet",
+    const bool modelled = options.collective->ModelledAllReduceSeconds(1) > 0;
+    const bool simulated = devices.front()->info().device_type == HWINFER_DEVICE_TYPE_VIRTUAL;
+    if (simulated && !modelled) {
+      return InvalidArgument(fmt::format(
+          "tensor parallelism on the simulated device {} needs an interconnect model (the "
+          "`interconnect:` section of its hardware file), not real ranks",
           devices.front()->id()));
+    }
+    if (!simulated && modelled) {
+      return InvalidArgument(
+          fmt::format("the device {} is real: its ranks' all-reduces are measured, not modelled",
+                      devices.front()->id()));
     }
   }
   // ---- model and workload ----

@@ -23,8 +23,12 @@ namespace {
 using config_internal::MapEntry;
 
 const std::vector<std::string_view> kSpecKeys = {
-    "name",        "vendor", "memory_gib",        "peak_bandwidth_gb_per_s",
-    "peak_tflops", "match",  "launch_overhead_us"};
+    "name",        "vendor", "memory_gib",         "peak_bandwidth_gb_per_s",
+    "peak_tflops", "match",  "launch_overhead_us", "interconnect"};
+const std::vector<std::string_view> kInterconnectKeys = {"kind", "bandwidth_gb_per_s",
+                                                         "latency_us"};
+const std::vector<std::string_view> kInterconnectKinds = {"nvlink", "pcie", "infinity_fabric",
+                                                          "other"};
 const std::vector<std::string_view> kDtypeKeys = {"f32", "f16", "bf16", "int8"};
 
 constexpr double kBytesPerGB = 1e9;
@@ -81,6 +85,42 @@ Status ReadPeakTflops(const std::string& file, const MapEntry& entry, HardwareSp
     if (dtype.key == "peak_tflops.f16") spec.peak_flops_f16 = flops;
     if (dtype.key == "peak_tflops.bf16") spec.peak_flops_bf16 = flops;
     if (dtype.key == "peak_tflops.int8") spec.peak_flops_int8 = flops;
+  }
+  return Status::Ok();
+}
+
+// `interconnect:` — kind, bandwidth_gb_per_s (both required) and latency_us.
+Status ReadInterconnect(const std::string& file, const MapEntry& entry, HardwareSpec& spec) {
+  HWINFER_ASSIGN_OR_RETURN(
+      const std::vector<MapEntry> keys,
+      config_internal::ReadMap(file, entry.value, config_internal::ValueLocation(file, entry),
+                               "'interconnect'", kInterconnectKeys));
+  for (std::string_view required : {"kind", "bandwidth_gb_per_s"}) {
+    HWINFER_RETURN_IF_ERROR(
+        config_internal::RequireKey(file, entry.value, "'interconnect'", keys, required));
+  }
+  InterconnectSpec& link = spec.interconnect;
+  for (MapEntry key : keys) {
+    key.key = "interconnect." + key.key;
+    if (key.key == "interconnect.kind") {
+      HWINFER_ASSIGN_OR_RETURN(link.kind, config_internal::GetString(file, key));
+      if (std::find(kInterconnectKinds.begin(), kInterconnectKinds.end(), link.kind) ==
+          kInterconnectKinds.end()) {
+        return config_internal::ErrorAt(config_internal::ValueLocation(file, key),
+                                        "'interconnect.kind' must be one of " +
+                                            config_internal::JoinKeys(kInterconnectKinds) +
+                                            "; got '" + link.kind + "'");
+      }
+    } else if (key.key == "interconnect.bandwidth_gb_per_s") {
+      HWINFER_ASSIGN_OR_RETURN(
+          const double gb_per_s,
+          GetInRange(file, key, kBandwidthGBps, "GB/s per direction, 1 GB = 1e9 bytes"));
+      link.bandwidth_bytes_per_s = gb_per_s * kBytesPerGB;
+    } else {
+      HWINFER_ASSIGN_OR_RETURN(const double us,
+                               GetInRange(file, key, kLaunchOverheadUs, "microseconds per hop"));
+      link.latency_s = us * kSecondsPerUs;
+    }
   }
   return Status::Ok();
 }
@@ -148,6 +188,8 @@ StatusOr<HardwareSpec> ParseHardwareSpec(const std::string& text, const std::str
       HWINFER_ASSIGN_OR_RETURN(const double us,
                                GetInRange(path, entry, kLaunchOverheadUs, "microseconds"));
       spec.launch_overhead_s = us * kSecondsPerUs;
+    } else if (entry.key == "interconnect") {
+      HWINFER_RETURN_IF_ERROR(ReadInterconnect(path, entry, spec));
     }
   }
   return spec;
@@ -164,6 +206,12 @@ StatusOr<HardwareSpec> LoadHardwareSpec(const std::string& path) {
     // Not expected (types are checked before use); keeps the no-throw contract.
     return InvalidArgument(path + ": unexpected YAML error: " + e.msg);
   }
+}
+
+double InterconnectSpec::AllReduceSeconds(int ranks, double bytes) const {
+  if (ranks <= 1 || bandwidth_bytes_per_s <= 0) return 0;
+  const double n = ranks;
+  return 2.0 * (n - 1.0) / n * bytes / bandwidth_bytes_per_s + 2.0 * (n - 1.0) * latency_s;
 }
 
 bool HardwareMatchesDevice(const HardwareSpec& spec, const std::string& device_name) {

@@ -328,10 +328,18 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
     if (!status.ok()) return status.WithContext(what);
     return count(desc, what);
   };
-  // Tensor parallelism: the ranks' partial rows summed through host memory.
+  // Tensor parallelism: the ranks' partial rows summed through host memory; on simulated devices
+  // only the interconnect model's time, added to the step's virtual device time.
+  double modelled_seconds = 0;
   const executor_internal::ReduceSink reduce = [&](uint64_t offset, int64_t count_floats,
                                                    int64_t layer, const char* what) -> Status {
     const uint64_t bytes = static_cast<uint64_t>(count_floats) * sizeof(float);
+    const double modelled = impl.collective->ModelledAllReduceSeconds(static_cast<int64_t>(bytes));
+    if (modelled > 0) {
+      last_step_.comm_seconds += modelled;
+      modelled_seconds += modelled;
+      return Status::Ok();
+    }
     float* host = impl.host_reduce.data();
     HWINFER_RETURN_IF_ERROR(stream.CopyD2H(stage.activations, offset, host, bytes));
     HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext("executor step"));
@@ -400,7 +408,7 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
       impl.stages.size() == 1 ? std::string("executor step")
                               : fmt::format("executor step on {}", stage.device->id())));
   HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns, Event::ElapsedNs(stage.start, stage.end));
-  return static_cast<double>(step_ns) * 1e-9;
+  return static_cast<double>(step_ns) * 1e-9 + modelled_seconds;
 }
 
 StatusOr<const Graph*> LlamaExecutor::DecodeGraph(const StepShape& shape) {

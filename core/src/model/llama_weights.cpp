@@ -83,43 +83,42 @@ Status LlamaWeights::UploadBounded(Stream& stream, const uint8_t* src, const Buf
 StatusOr<DeviceTensor> LlamaWeights::PlaceShard(const std::shared_ptr<Device>& device,
                                                 const GgufTensorInfo& info, bool by_rows,
                                                 SliceRange slice, Stream& stream) {
-  DeviceTensor whole = TensorAt(nullptr, 0, info);
+  DeviceTensor part = TensorAt(nullptr, 0, info);
   uint64_t block_values = 0, block_bytes = 0;
   if (!GgmlTypeBlock(info.ggml_type, &block_values, &block_bytes)) {
     return Unsupported(fmt::format("{}: tensor {} has type {}, which cannot be split",
                                    model_->file().name(), info.name, info.ggml_type));
   }
-  const uint64_t row_bytes = static_cast<uint64_t>(whole.cols) / block_values * block_bytes;
+  const uint64_t row_bytes = static_cast<uint64_t>(part.cols) / block_values * block_bytes;
   const uint8_t* data = model_->file().TensorData(info);
-  DeviceTensor part = whole;
-  std::vector<uint8_t> bytes;
-  if (by_rows) {  // rows [first, first + count): contiguous
-    part.rows = slice.count;
+  // |bytes| bytes from |src| into a buffer of their own.
+  auto upload = [&](const uint8_t* src, uint64_t bytes) -> StatusOr<DeviceTensor> {
+    HWINFER_ASSIGN_OR_RETURN(Buffer buffer, device->Allocate(bytes));
+    HWINFER_RETURN_IF_ERROR(UploadBounded(stream, src, buffer, bytes));
+    part.buffer = buffer.handle();
+    part.offset_bytes = 0;
+    shard_buffers_.push_back(std::move(buffer));
+    return part;
+  };
+  if (by_rows) {  // rows [first, first + count): contiguous, used or uploaded in place
     const uint64_t first = static_cast<uint64_t>(slice.first) * row_bytes;
-    if (imported_) {
-      part.buffer = data_.handle();
-      part.offset_bytes = info.offset_bytes + first;
-      return part;
-    }
-    bytes.assign(data + first, data + first + static_cast<uint64_t>(part.rows) * row_bytes);
-  } else {  // columns [first, first + count) of every row: whole blocks (CheckWeightShards)
-    part.cols = slice.count;
-    const uint64_t part_bytes = static_cast<uint64_t>(part.cols) / block_values * block_bytes;
-    const uint64_t first = static_cast<uint64_t>(slice.first) / block_values * block_bytes;
-    bytes.resize(static_cast<size_t>(whole.rows) * part_bytes);
-    for (int64_t r = 0; r < whole.rows; ++r) {
-      std::memcpy(bytes.data() + static_cast<uint64_t>(r) * part_bytes,
-                  data + static_cast<uint64_t>(r) * row_bytes + first, part_bytes);
-    }
+    part.rows = slice.count;
+    if (!imported_) return upload(data + first, static_cast<uint64_t>(part.rows) * row_bytes);
+    part.buffer = data_.handle();
+    part.offset_bytes = info.offset_bytes + first;
+    return part;
   }
-  HWINFER_ASSIGN_OR_RETURN(Buffer buffer, device->Allocate(bytes.size()));
-  shard_staging_.push_back(std::move(bytes));
-  const std::vector<uint8_t>& staged = shard_staging_.back();
-  HWINFER_RETURN_IF_ERROR(UploadBounded(stream, staged.data(), buffer, staged.size()));
-  part.buffer = buffer.handle();
-  part.offset_bytes = 0;
-  shard_buffers_.push_back(std::move(buffer));
-  return part;
+  // Columns [first, first + count) of every row (whole blocks: CheckWeightShards), gathered.
+  const uint64_t first = static_cast<uint64_t>(slice.first) / block_values * block_bytes;
+  const uint64_t part_bytes = static_cast<uint64_t>(slice.count) / block_values * block_bytes;
+  std::vector<uint8_t> gathered(static_cast<size_t>(part.rows) * part_bytes);
+  for (int64_t r = 0; r < part.rows; ++r) {
+    std::memcpy(gathered.data() + static_cast<uint64_t>(r) * part_bytes,
+                data + static_cast<uint64_t>(r) * row_bytes + first, part_bytes);
+  }
+  part.cols = slice.count;
+  shard_staging_.push_back(std::move(gathered));  // alive until the upload is synchronised
+  return upload(shard_staging_.back().data(), shard_staging_.back().size());
 }
 
 ShardSlices SlicesOfShard(const ModelShape& m, int64_t shard, int64_t shards) {

@@ -69,8 +69,12 @@ class Rendezvous {
 
 class LocalCollective : public Collective {
  public:
-  LocalCollective(std::shared_ptr<Rendezvous> rendezvous, int rank, int size)
-      : rendezvous_(std::move(rendezvous)), rank_(rank), size_(size) {}
+  LocalCollective(std::shared_ptr<Rendezvous> rendezvous, int rank, int size,
+                  InterconnectSpec interconnect)
+      : rendezvous_(std::move(rendezvous)),
+        rank_(rank),
+        size_(size),
+        interconnect_(std::move(interconnect)) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
 
@@ -113,18 +117,24 @@ class LocalCollective : public Collective {
         what, false);
   }
 
+  double ModelledAllReduceSeconds(int64_t bytes) const override {
+    return interconnect_.AllReduceSeconds(size_, static_cast<double>(bytes));
+  }
+
  private:
   std::shared_ptr<Rendezvous> rendezvous_;
   int rank_, size_;
+  InterconnectSpec interconnect_;
 };
 
 }  // namespace
 
-std::vector<std::shared_ptr<Collective>> MakeLocalCollectives(int size, double deadline_seconds) {
+std::vector<std::shared_ptr<Collective>> MakeLocalCollectives(int size, double deadline_seconds,
+                                                              InterconnectSpec interconnect) {
   auto rendezvous = std::make_shared<Rendezvous>(size, deadline_seconds);
   std::vector<std::shared_ptr<Collective>> ranks;
   for (int rank = 0; rank < size; ++rank) {
-    ranks.push_back(std::make_shared<LocalCollective>(rendezvous, rank, size));
+    ranks.push_back(std::make_shared<LocalCollective>(rendezvous, rank, size, interconnect));
   }
   return ranks;
 }
