@@ -32,6 +32,7 @@ expected = 4 * (tp["steps"] * 2 * 1.5e-6 + rows * 256 * 4 / 450e9)
 for r in ranks:
     assert abs(r["comm_seconds"] - expected) < 1e-9 * max(1, expected), (r, expected)
     assert r["device_seconds"] > r["comm_seconds"] > 0, r
+    assert 0 < r["mbu_spec"] < 1, r  # against one H100's 3350 GB/s
 one_bytes = one["phases"]["decode"]["bytes"]
 assert all(r["bytes"] < one["phases"]["decode"]["bytes"] + one["phases"]["prefill"]["bytes"]
            for r in ranks), ranks

@@ -63,6 +63,24 @@ int ReportFailedRequests(const BenchResult& result) {
   return 1;
 }
 
+// Tensor parallelism: a line per rank of the device's `tensor_parallel` section.
+void PrintRanks(const BenchResult& result) {
+  for (const DeviceResult& device : result.devices) {
+    if (!device.json.contains("tensor_parallel")) continue;
+    const nlohmann::json& tp = device.json["tensor_parallel"];
+    fmt::print("Tensor parallel over {} ranks (MBU over the run, against one device's peak):\n",
+               tp["ranks"].get<int64_t>());
+    for (const nlohmann::json& rank : tp["per_rank"]) {
+      fmt::print(
+          "  rank {:<3} {:>10.3f} GB read, device {:.3f} s, all-reduce {:.3f} ms/step, MBU "
+          "{:.1f}% (spec {:.1f}%)\n",
+          rank["rank"].get<int64_t>(), rank["bytes"].get<double>() / 1e9,
+          rank["device_seconds"].get<double>(), rank["comm_ms_per_step"].get<double>(),
+          100 * rank["mbu_measured"].get<double>(), 100 * rank["mbu_spec"].get<double>());
+    }
+  }
+}
+
 }  // namespace
 
 int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
@@ -93,6 +111,7 @@ int RunBenchCommand(const GlobalOptions& global, const BenchOptions& options) {
   for (const DeviceResult& d : result->devices) devices.emplace_back(d.device_id, d.summary);
   fmt::print("{}", SummaryTable(result->summary));
   if (devices.size() > 1) fmt::print("{}", DevicesTable(devices));
+  PrintRanks(*result);
   std::fflush(stdout);
   const std::string json_out = options.json_out.empty() ? bench.config.json_out : options.json_out;
   const std::string csv_prefix =

@@ -92,6 +92,38 @@ void PrintRanks(const std::vector<RankFigures>& figures, int ranks, uint32_t dev
   }
 }
 
+// The runs' prefill and median decode-step seconds, and the last run (its per-rank stats under
+// --tp): random prompts of options.prompt_tokens ids, one warm-up, options.repetitions runs.
+struct Timings {
+  std::vector<double> ttft, tpot;
+  GenerateResult last;
+};
+
+StatusOr<Timings> TimeRuns(LlamaExecutor& executor, const BenchModelOptions& options) {
+  std::mt19937_64 rng(options.seed);
+  std::uniform_int_distribution<int32_t> token(
+      0, static_cast<int32_t>(executor.model().shape().vocab_size - 1));
+  std::vector<std::vector<int32_t>> prompts(static_cast<size_t>(options.batch));
+  for (auto& prompt : prompts) {
+    for (int64_t i = 0; i < options.prompt_tokens; ++i) prompt.push_back(token(rng));
+  }
+  const SamplingParams greedy;
+  // Warm-up: touches every weight page and buffer once.
+  HWINFER_RETURN_IF_ERROR(
+      Generate(executor, prompts, std::min<int64_t>(options.new_tokens, 2), greedy).status());
+  Timings timings;
+  for (int r = 0; r < options.repetitions; ++r) {
+    HWINFER_ASSIGN_OR_RETURN(GenerateResult result,
+                             Generate(executor, prompts, options.new_tokens, greedy));
+    timings.ttft.push_back(result.prefill_seconds);
+    if (!result.decode_step_seconds.empty()) {
+      timings.tpot.push_back(Median(result.decode_step_seconds));
+    }
+    timings.last = std::move(result);
+  }
+  return timings;
+}
+
 }  // namespace
 
 int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options) {
@@ -103,26 +135,11 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
   LlamaExecutor& executor = *(*opened)->executor;
   const ModelShape& shape = executor.model().shape();
 
-  std::mt19937_64 rng(options.seed);
-  std::uniform_int_distribution<int32_t> token(0, static_cast<int32_t>(shape.vocab_size - 1));
-  std::vector<std::vector<int32_t>> prompts(static_cast<size_t>(b));
-  for (auto& prompt : prompts) {
-    for (int64_t i = 0; i < p; ++i) prompt.push_back(token(rng));
-  }
-  const SamplingParams greedy;
-  // Warm-up: touches every weight page and buffer once.
-  if (auto warm = Generate(executor, prompts, std::min<int64_t>(n, 2), greedy); !warm.ok()) {
-    return ReportError(warm.status().WithContext(options.run.model_path));
-  }
-  std::vector<double> ttft, tpot;  // seconds
-  GenerateResult last;             // the last repetition (its per-rank stats under --tp)
-  for (int r = 0; r < options.repetitions; ++r) {
-    auto result = Generate(executor, prompts, n, greedy);
-    if (!result.ok()) return ReportError(result.status().WithContext(options.run.model_path));
-    ttft.push_back(result->prefill_seconds);
-    if (!result->decode_step_seconds.empty()) tpot.push_back(Median(result->decode_step_seconds));
-    last = std::move(*result);
-  }
+  auto timed = TimeRuns(executor, options);
+  if (!timed.ok()) return ReportError(timed.status().WithContext(options.run.model_path));
+  const std::vector<double>& ttft = timed->ttft;
+  const std::vector<double>& tpot = timed->tpot;
+  const GenerateResult& last = timed->last;
 
   ProbeOptions probe_options;
   auto read = MeasureBandwidth((*opened)->device, HWINFER_PROBE_READ, probe_options);

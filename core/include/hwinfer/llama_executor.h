@@ -253,6 +253,11 @@ class LlamaExecutor {
       executor_internal::Stage& stage, bool first, const executor_internal::StepShape& shape,
       const std::vector<int64_t>& wanted,
       const std::function<Status(const hwinfer_kernel_desc&, const char*)>& count);
+  // Tensor parallelism: sums the ranks' F32 rows [|count_floats|] at byte |offset| of |stage|'s
+  // activations through host memory (after layer |layer|'s |what|), or, where the collective
+  // models its interconnect (simulated ranks), adds the modelled time to |*modelled_seconds|.
+  Status AllReduceRows(executor_internal::Stage& stage, uint64_t offset, int64_t count_floats,
+                       int64_t layer, const char* what, double* modelled_seconds);
   // The decode graph for |shape|'s batch size, captured on first use.
   StatusOr<const Graph*> DecodeGraph(const executor_internal::StepShape& shape);
   // Enqueues the device copy of KV block |from| to |to| in every layer (copy-on-write).

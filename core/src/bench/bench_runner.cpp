@@ -486,13 +486,22 @@ nlohmann::json LayerSplitJson(const BenchReplica& replica) {
   return parts;
 }
 
-// Tensor parallelism: each rank's share of the run (its device time includes its all-reduces).
+// Tensor parallelism: each rank's share of the run (its device time includes its all-reduces),
+// and its MBU over the whole run (prefill and decode) against one device's peak bandwidth.
 nlohmann::json TensorParallelJson(const BenchReplica& replica) {
   const std::vector<RankStepStats>& totals = replica.rank_totals();
   const auto steps = static_cast<double>(std::max<int64_t>(replica.steps_run(), 1));
+  const PeakRates peaks = replica.peaks();  // N x one device's
+  const auto n = static_cast<double>(totals.size());
+  const auto mbu = [&](const RankStepStats& rank, double peak) {
+    return rank.device_seconds > 0 && peak > 0 ? rank.cost.bytes / rank.device_seconds / (peak / n)
+                                               : 0.0;
+  };
   nlohmann::json ranks = nlohmann::json::array();
   for (size_t r = 0; r < totals.size(); ++r) {
     ranks.push_back({{"rank", r},
+                     {"mbu_measured", mbu(totals[r], peaks.measured_bandwidth_bytes_per_s)},
+                     {"mbu_spec", mbu(totals[r], peaks.spec_bandwidth_bytes_per_s)},
                      {"bytes", totals[r].cost.bytes},
                      {"flops", totals[r].cost.flops},
                      {"kernels", totals[r].kernels},

@@ -328,28 +328,11 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
     if (!status.ok()) return status.WithContext(what);
     return count(desc, what);
   };
-  // Tensor parallelism: the ranks' partial rows summed through host memory; on simulated devices
-  // only the interconnect model's time, added to the step's virtual device time.
+  // Tensor parallelism: the ranks' partial rows summed (AllReduceRows).
   double modelled_seconds = 0;
   const executor_internal::ReduceSink reduce = [&](uint64_t offset, int64_t count_floats,
-                                                   int64_t layer, const char* what) -> Status {
-    const uint64_t bytes = static_cast<uint64_t>(count_floats) * sizeof(float);
-    const double modelled = impl.collective->ModelledAllReduceSeconds(static_cast<int64_t>(bytes));
-    if (modelled > 0) {
-      last_step_.comm_seconds += modelled;
-      modelled_seconds += modelled;
-      return Status::Ok();
-    }
-    float* host = impl.host_reduce.data();
-    HWINFER_RETURN_IF_ERROR(stream.CopyD2H(stage.activations, offset, host, bytes));
-    HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext("executor step"));
-    const auto begin = std::chrono::steady_clock::now();
-    HWINFER_RETURN_IF_ERROR(impl.collective->AllReduceSum(
-        host, count_floats,
-        fmt::format("the all-reduce after layer {}'s {} (step {})", layer, what, steps_run_ + 1)));
-    last_step_.comm_seconds +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    return stream.CopyH2D(host, stage.activations, offset, bytes);
+                                                   int64_t layer, const char* what) {
+    return AllReduceRows(stage, offset, count_floats, layer, what, &modelled_seconds);
   };
   const executor_internal::ReduceSink* reduce_sink = impl.collective != nullptr ? &reduce : nullptr;
   // A decode-only step whose rows are the logits rows depends on its batch size alone: replay.
@@ -409,6 +392,28 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
                               : fmt::format("executor step on {}", stage.device->id())));
   HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns, Event::ElapsedNs(stage.start, stage.end));
   return static_cast<double>(step_ns) * 1e-9 + modelled_seconds;
+}
+
+Status LlamaExecutor::AllReduceRows(Stage& stage, uint64_t offset, int64_t count_floats,
+                                    int64_t layer, const char* what, double* modelled_seconds) {
+  Impl& impl = *impl_;
+  const uint64_t bytes = static_cast<uint64_t>(count_floats) * sizeof(float);
+  const double modelled = impl.collective->ModelledAllReduceSeconds(static_cast<int64_t>(bytes));
+  if (modelled > 0) {  // simulated ranks: only the interconnect model's time
+    last_step_.comm_seconds += modelled;
+    *modelled_seconds += modelled;
+    return Status::Ok();
+  }
+  float* host = impl.host_reduce.data();
+  HWINFER_RETURN_IF_ERROR(stage.stream.CopyD2H(stage.activations, offset, host, bytes));
+  HWINFER_RETURN_IF_ERROR(stage.stream.Synchronize().WithContext("executor step"));
+  const auto begin = std::chrono::steady_clock::now();
+  HWINFER_RETURN_IF_ERROR(impl.collective->AllReduceSum(
+      host, count_floats,
+      fmt::format("the all-reduce after layer {}'s {} (step {})", layer, what, steps_run_ + 1)));
+  last_step_.comm_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  return stage.stream.CopyH2D(host, stage.activations, offset, bytes);
 }
 
 StatusOr<const Graph*> LlamaExecutor::DecodeGraph(const StepShape& shape) {
