@@ -85,6 +85,17 @@ TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dt
   return run;
 }
 
+// RunTensorParallel with every rank succeeding and rank 0's tokens equal to one device's.
+TpRun ExpectOneDeviceTokens(int ranks, const std::string& model_name, uint32_t kv_dtype) {
+  const auto expected = OneDeviceTokens(model_name, kv_dtype);
+  EXPECT_EQ(expected.size(), 3u);
+  TpRun run = RunTensorParallel(ranks, model_name, kv_dtype);
+  EXPECT_TRUE(run.rank0.ok()) << run.rank0.ToString();
+  EXPECT_TRUE(run.follower.ok()) << run.follower.ToString();
+  EXPECT_EQ(run.tokens, expected);
+  return run;
+}
+
 TEST(LocalCollective, SumsBroadcastsAndGathersAcrossThreeThreads) {
   auto group = MakeLocalCollectives(3, 30.0);
   std::vector<std::future<std::vector<float>>> results;
@@ -118,12 +129,7 @@ TEST(LocalCollective, AMissingRankFailsTheCallAfterTheDeadlineNamingIt) {
 }
 
 TEST(TensorParallel, TwoRanksGiveTheOneDeviceTokensOnF16) {
-  const auto expected = OneDeviceTokens("tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
-  ASSERT_EQ(expected.size(), 3u);
-  const TpRun run = RunTensorParallel(2, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
-  ASSERT_TRUE(run.rank0.ok()) << run.rank0.ToString();
-  ASSERT_TRUE(run.follower.ok()) << run.follower.ToString();
-  EXPECT_EQ(run.tokens, expected);
+  const TpRun run = ExpectOneDeviceTokens(2, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
   // Each rank holds half the KV heads: half the KV bytes per token.
   // K and V x 2 layers x 2 KV heads x 32 values x 2 bytes = 512 per token, over 2 ranks.
   EXPECT_DOUBLE_EQ(run.bytes_per_token, 256.0);
@@ -139,20 +145,12 @@ TEST(TensorParallel, TwoRanksGiveTheOneDeviceTokensOnF16) {
 }
 
 TEST(TensorParallel, TwoRanksGiveTheOneDeviceTokensOnQ8WithI8Kv) {
-  const auto expected = OneDeviceTokens("tiny-llama-q8_0.gguf", HWINFER_DTYPE_I8);
-  const TpRun run = RunTensorParallel(2, "tiny-llama-q8_0.gguf", HWINFER_DTYPE_I8);
-  ASSERT_TRUE(run.rank0.ok()) << run.rank0.ToString();
-  ASSERT_TRUE(run.follower.ok()) << run.follower.ToString();
-  EXPECT_EQ(run.tokens, expected);
+  ExpectOneDeviceTokens(2, "tiny-llama-q8_0.gguf", HWINFER_DTYPE_I8);
 }
 
 TEST(TensorParallel, FourRanksOverTwoKvHeadsHoldACopyEachAndGiveTheOneDeviceTokens) {
   // 8 query heads, 2 KV heads: ranks 0 and 1 use KV head 0, ranks 2 and 3 KV head 1.
-  const auto expected = OneDeviceTokens("tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
-  const TpRun run = RunTensorParallel(4, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
-  ASSERT_TRUE(run.rank0.ok()) << run.rank0.ToString();
-  ASSERT_TRUE(run.follower.ok()) << run.follower.ToString();
-  EXPECT_EQ(run.tokens, expected);
+  const TpRun run = ExpectOneDeviceTokens(4, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16);
   // One KV head per rank: 256 of the model's 512 bytes per token.
   EXPECT_DOUBLE_EQ(run.bytes_per_token, 256.0);
   EXPECT_EQ(run.last_ranks.size(), 4u);
