@@ -296,8 +296,55 @@ TEST(LlamaExecutor, RefusesBadStepsWithoutChangingState) {
                "passes the context length 512");
   expect_error({{1, std::vector<int32_t>(65, 1), true}}, StatusCode::kOutOfMemory,
                "needs 5 more blocks of 16 tokens and has 4 free");
+  SequenceChunk too_many_rows{1, {1, 2, 3}, true, 4};
+  expect_error({too_many_rows}, StatusCode::kInvalidArgument,
+               "sequence 1: logit_rows is 4; the chunk has 3 tokens");
+  // The logits buffer holds max_sequences rows by default.
+  SequenceChunk over_buffer{1, {1, 2, 3}, true, 3};
+  expect_error({over_buffer}, StatusCode::kInvalidArgument,
+               "3 rows of logits asked for; the executor holds 2 (max_logit_rows)");
   // After all that, a good step still runs.
   EXPECT_TRUE(executor->Step({{1, {1, 2, 3}, true}}).ok());
+}
+
+// Scoring a text: a chunk's logit_rows returns the logits of its last tokens, each row the same
+// as the float64 reference's at that position, beside another sequence's last-token logits.
+TEST(LlamaExecutor, LogitRowsReturnEveryScoredPositionOfAChunk) {
+  ExecutorOptions options;
+  options.max_sequences = 2;
+  options.max_batch_tokens = 32;
+  options.max_logit_rows = 32;
+  auto executor = MakeExecutor("tiny-llama-f32.gguf", options);
+  ASSERT_NE(executor, nullptr);
+  std::vector<int32_t> text(20);
+  std::iota(text.begin(), text.end(), 30);
+  const std::vector<std::vector<double>> expected = ReferenceLogits(executor->model(), text);
+  const auto vocab = static_cast<size_t>(executor->model().shape().vocab_size);
+  // The first 12 tokens in one chunk (its last 5 rows), the other 8 in a second one (all rows),
+  // beside a sequence that wants its last token's logits only.
+  SequenceChunk first{1, {text.begin(), text.begin() + 12}, false, 5};
+  auto step = executor->Step({first, {2, {7, 8, 9}, true}});
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  ASSERT_EQ((*step)[0].size(), 5 * vocab);
+  ASSERT_EQ((*step)[1].size(), vocab);
+  SequenceChunk rest{1, {text.begin() + 12, text.end()}, false, 8};
+  auto second = executor->Step({rest});
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_EQ((*second)[0].size(), 8 * vocab);
+  auto row = [&](const std::vector<float>& rows, size_t r) {
+    return std::vector<float>(rows.begin() + static_cast<ptrdiff_t>(r * vocab),
+                              rows.begin() + static_cast<ptrdiff_t>((r + 1) * vocab));
+  };
+  // f16 KV against the exact cache: the same bound as the reference comparisons above.
+  for (size_t r = 0; r < 5; ++r) {
+    EXPECT_LT(RelativeMaxError(row((*step)[0], r), expected[7 + r]), 2e-3) << "position " << 7 + r;
+  }
+  for (size_t r = 0; r < 8; ++r) {
+    EXPECT_LT(RelativeMaxError(row((*second)[0], r), expected[12 + r]), 2e-3)
+        << "position " << 12 + r;
+  }
+  const std::vector<std::vector<double>> other = ReferenceLogits(executor->model(), {7, 8, 9});
+  EXPECT_LT(RelativeMaxError((*step)[1], other.back()), 2e-3);
 }
 
 // A sequence that reserved blocks (the scheduler's max_length KV reservation) appends into them

@@ -32,6 +32,7 @@
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/registry.h"
 #include "llama_reference_weights.h"
+#include "test_backends.h"
 
 namespace hwinfer {
 namespace {
@@ -46,15 +47,10 @@ struct MixCase {
   bool reference_exact;         // check 1 gives llama.cpp's digits and tokens (measured)
 };
 
-// The plugins that run every type of the files (a backend joins the list with its kernels).
-struct MixBackend {
-  const char* name;  // in the test's name
-  const char* plugin;
-  const char* plugin_dir;
-};
+// The plugins that run every type of the files (a backend joins test_backends.h with its kernels).
+using MixBackend = testing_support::TestBackend;
 
 void PrintTo(const MixCase& c, std::ostream* out) { *out << c.file; }
-void PrintTo(const MixBackend& b, std::ostream* out) { *out << b.name; }
 
 const std::vector<int32_t> kPrompt = {1, 5, 9, 13, 17};
 
@@ -106,18 +102,7 @@ const MixCase kCases[] = {
      false},
 };
 
-const MixBackend kBackends[] = {
-    {"cpu", "cpu", HWINFER_PLUGIN_BUILD_DIR},
-#ifdef HWINFER_HAVE_VULKAN_PLUGIN
-    {"vulkan", "vulkan", HWINFER_PLUGIN_BUILD_DIR},
-#endif
-#ifdef HWINFER_GPUEMU_PLUGIN_DIR
-    {"gpuemu", "gpuemu", HWINFER_GPUEMU_PLUGIN_DIR},  // the CUDA / HIP kernels (backends/cuda)
-#endif
-#ifdef HWINFER_GPUEMU_WAVE64_PLUGIN_DIR
-    {"gpuemu_wave64", "gpuemu", HWINFER_GPUEMU_WAVE64_PLUGIN_DIR},  // with 64-lane wavefronts
-#endif
-};
+const auto& kBackends = testing_support::kTestBackends;
 
 using testing_support::OpenFirstDevice;
 

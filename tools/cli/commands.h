@@ -136,6 +136,23 @@ struct ServeOptions {
 };
 int RunServe(const GlobalOptions& global, const ServeOptions& options);
 
+// `hwinfer eval`: perplexity over a text (exactly one of --text, --tokens), and KL-divergence
+// against a reference run's log-probabilities (docs/evaluation.md).
+struct EvalOptions {
+  ModelRunOptions run;
+  std::optional<std::string> text_file;    // --text
+  std::optional<std::string> tokens_file;  // --tokens
+  int64_t ctx = 512;
+  int64_t max_windows = 0;       // 0: every window
+  std::string score = "decode";  // --score decode|prefill (hwinfer/perplexity.h's EvalScoring)
+  int64_t parallel = 4;          // --parallel: windows decoded side by side
+  std::string save_logits;       // --save-logits FILE
+  std::string reference;         // --reference FILE
+  bool json = false;
+  bool no_progress = false;
+};
+int RunEval(const GlobalOptions& global, const EvalOptions& options);
+
 // `hwinfer bench-model`
 struct BenchModelOptions {
   ModelRunOptions run;

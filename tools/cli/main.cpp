@@ -366,6 +366,44 @@ void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_
       [&global, &exit_code, options] { exit_code = RunBenchModel(global, *options); });
 }
 
+void AddEvalCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
+  auto options = std::make_shared<EvalOptions>();
+  CLI::App* command = app.add_subcommand(
+      "eval",
+      "Perplexity of a GGUF model over a text, and its KL-divergence from a reference run's "
+      "next-token distributions (what a weight type, KV dtype or backend costs in quality)");
+  AddModelRunOptions(command, options->run);
+  AddOptionalString(command, "--text", options->text_file,
+                    "Text file (UTF-8), tokenized with the model's tokenizer");
+  AddOptionalString(command, "--tokens", options->tokens_file,
+                    "File of token ids separated by commas or white space (as hwinfer tokenize "
+                    "--ids prints them)");
+  command
+      ->add_option("-c,--ctx", options->ctx,
+                   "Tokens per window; positions ctx/2 .. ctx-2 of each are scored")
+      ->check(IntegerIn(4, 1 << 20));
+  command->add_option("--max-windows", options->max_windows, "Score only the first N windows")
+      ->check(IntegerIn(1, 1 << 24));
+  command
+      ->add_option("--score", options->score,
+                   "decode: each scored token as generation computes it, attending through the "
+                   "KV cache (default); prefill: the window in prefill chunks (faster; a chunk's "
+                   "own K and V are not rounded to the KV dtype)")
+      ->check(CLI::IsMember({"decode", "prefill"}));
+  command
+      ->add_option("--parallel", options->parallel,
+                   "With --score decode: windows decoded side by side (the decode batch)")
+      ->check(IntegerIn(1, kMaxSequences));
+  command->add_option("--save-logits", options->save_logits,
+                      "Save the scored positions' log-probabilities here, as a reference");
+  command->add_option("--reference", options->reference,
+                      "Compare with the reference saved by --save-logits: KL-divergence, top-1 "
+                      "agreement, perplexity ratio");
+  command->add_flag("--json", options->json, "Print one JSON object");
+  command->add_flag("--no-progress", options->no_progress, "No progress line on stderr");
+  command->callback([&global, &exit_code, options] { exit_code = RunEval(global, *options); });
+}
+
 void AddBenchCommand(CLI::App& app, const GlobalOptions& global, int& exit_code) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* command = app.add_subcommand(
@@ -517,6 +555,7 @@ int main(int argc, char** argv) {
   AddGenerateCommand(app, global, exit_code);
   AddTokenizeCommands(app, exit_code);
   AddBenchModelCommand(app, global, exit_code);
+  AddEvalCommand(app, global, exit_code);
   AddBenchCommand(app, global, exit_code);
   AddSweepCommand(app, global, exit_code);
   AddServeCommand(app, global, exit_code);

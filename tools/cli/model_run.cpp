@@ -62,6 +62,7 @@ StatusOr<ExecutorOptions> ExecutorOptionsFor(const LlamaModel& model,
                            KvTokensFor(model.shape(), size, executor_options.kv_block_size));
   executor_options.max_batch_tokens = std::max(options.max_batch_tokens, size.sequences);
   executor_options.max_sequences = size.sequences;
+  executor_options.max_logit_rows = size.logit_rows;
   executor_options.kv_dtype = options.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
   executor_options.decode_graphs = options.decode_graphs;
   return executor_options;

@@ -40,6 +40,7 @@ struct RunSize {
   int64_t sequences = 1;
   int64_t prompt_tokens = 1;
   int64_t new_tokens = 1;
+  int64_t logit_rows = 0;  // rows of logits a step may return (0: one per sequence)
 };
 
 // "11,11" -> {11, 11}; InvalidArgument naming |flag| for anything but positive integers.

@@ -58,6 +58,11 @@ struct ExecutorOptions {
   int32_t kv_block_size = 16;      // tokens per KV block
   int64_t kv_cache_tokens = 0;     // KV capacity in tokens; 0 = 2 x the model's context length
   uint32_t kv_dtype = HWINFER_DTYPE_F16;  // F16 or I8 (with per-block scales)
+  // Rows of logits one step can return (SequenceChunk::logit_rows, e.g. scoring a text); 0 = one
+  // per sequence. At most max_batch_tokens are kept (a step has no more tokens).
+  int64_t max_logit_rows = 0;
+  // The rows the logits buffer holds: max_sequences, or more as max_logit_rows asks.
+  int64_t logit_rows() const;
   // Decode-only steps run from graphs captured once per batch size and replayed (CUDA graphs),
   // where the device can capture (Device::SupportsGraphs); elsewhere this changes nothing.
   bool decode_graphs = true;
@@ -80,6 +85,9 @@ struct SequenceChunk {
   SequenceId sequence = 0;
   std::vector<int32_t> tokens;
   bool want_logits = true;  // return the logits of the chunk's last token
+  // When > 0: return instead the logits of the chunk's last |logit_rows| tokens, row-major
+  // [logit_rows, vocab] (scoring every position of a text, hwinfer/perplexity.h).
+  int64_t logit_rows = 0;
 };
 
 // What the last Step did, for the metrics layer: the bytes and FLOPs of every kernel it launched,
@@ -176,10 +184,12 @@ class LlamaExecutor {
   static int64_t MaxBlocksPerSequence(const ModelShape& shape, const ExecutorOptions& options);
 
   // Runs one step. Returns, for each chunk in order, its last token's logits [vocab] (an empty
-  // vector when want_logits is false). Errors (nothing is appended to the KV cache then):
-  // InvalidArgument for an empty or repeated sequence, a token id outside [0, vocab) (naming the
-  // sequence, index and id), a sequence that would pass the context length, a batch over
-  // max_batch_tokens or max_sequences; OutOfMemory when the KV cache lacks the blocks. After the
+  // vector when want_logits is false; [logit_rows, vocab] when it asks for rows). Errors (nothing
+  // is appended to the KV cache then): InvalidArgument for an empty or repeated sequence, a token
+  // id outside [0, vocab) (naming the sequence, index and id), a sequence that would pass the
+  // context length, a batch over max_batch_tokens or max_sequences, logit_rows over the chunk's
+  // tokens or the step's rows over options().logit_rows(); OutOfMemory when the KV cache lacks
+  // the blocks. After the
   // step ran: Internal when a returned logit is not finite (naming the step, sequence and token;
   // the step's tokens stay in the KV cache).
   StatusOr<std::vector<std::vector<float>>> Step(const std::vector<SequenceChunk>& batch);

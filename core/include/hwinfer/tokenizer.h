@@ -65,6 +65,8 @@ class Tokenizer {
   TokenizerFamily family() const { return family_; }
   int32_t vocab_size() const { return static_cast<int32_t>(tokens_.size()); }
   int32_t bos() const { return bos_; }
+  // Encode with |add_special| starts with BOS (add_bos_token, and the vocabulary has one).
+  bool adds_bos() const { return add_bos_ && bos_ >= 0; }
   int32_t eos() const { return eos_; }
   // -1 when the vocabulary has none (tokenizer.ggml.eot_token_id, else a token named as the
   // common templates end a turn: <|eot_id|>, <|im_end|>, <|end|>, <end_of_turn>, ...).

@@ -29,7 +29,7 @@ constexpr uint64_t kAlignment = 256;
 uint64_t AlignUp(uint64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
 
 ActivationLayout LayoutActivations(const ModelShape& m, const executor_internal::RankDims& dims,
-                                   int64_t T, int64_t S, int64_t int_count) {
+                                   int64_t T, int64_t R, int64_t int_count) {
   ActivationLayout L;
   uint64_t next = 0;
   auto take = [&next](int64_t rows, int64_t cols) {
@@ -48,8 +48,8 @@ ActivationLayout LayoutActivations(const ModelShape& m, const executor_internal:
   L.gate = take(T, dims.ffn_dim);
   L.up = take(T, dims.ffn_dim);
   L.act = take(T, dims.ffn_dim);
-  L.last = take(S, m.d_model);
-  L.logits = take(S, m.vocab_size);
+  L.last = take(R, m.d_model);
+  L.logits = take(R, m.vocab_size);
   L.ints = take(1, int_count);
   L.total = next;
   return L;
@@ -250,7 +250,7 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::Build(
   impl.max_blocks_per_seq = MaxBlocksPerSequence(m, options);
   const int64_t T = options.max_batch_tokens, S = options.max_sequences;
   impl.ints = LayoutInts(T, S, impl.max_blocks_per_seq);
-  impl.layout = LayoutActivations(m, impl.dims, T, S, impl.ints.total);
+  impl.layout = LayoutActivations(m, impl.dims, T, options.logit_rows(), impl.ints.total);
   impl.host_ints.assign(static_cast<size_t>(impl.ints.total), 0);
   impl.zero_scales.assign(static_cast<size_t>(impl.dims.n_kv_heads), 0.0f);
   if (ranks > 1) impl.host_reduce.assign(static_cast<size_t>(T * m.d_model), 0.0f);
@@ -314,7 +314,7 @@ Status LlamaExecutor::QueryStageKernels(Impl& impl, Stage& stage, const ModelSha
   StepShape prefill;
   prefill.n_tokens = prefill.n_prefill_tokens = T;
   prefill.n_prefill_seqs = 1;
-  prefill.n_logits = 1;
+  prefill.n_logits = std::min(options.logit_rows(), T);
   StepShape decode;
   decode.n_tokens = decode.n_decode_seqs = decode.n_logits = S;
   decode.logits_from_normed = true;

@@ -42,9 +42,11 @@ ExecutorMemory LlamaExecutor::MemoryNeeded(const ModelShape& m, const ExecutorOp
   const double d = static_cast<double>(m.d_model), ffn = static_cast<double>(m.ffn_dim) / ranks;
   const double q_dim = static_cast<double>(m.n_heads) / ranks * static_cast<double>(m.head_dim());
   const double per_token = 3.0 * d + 2.0 * q_dim + 2.0 * kv_dim + 3.0 * ffn + 3.0;
-  const double per_sequence = d + static_cast<double>(m.vocab_size) + 4.0 +
-                              2.0 * static_cast<double>(MaxBlocksPerSequence(m, options));
-  memory.activation_bytes = 4.0 * (per_token * T + per_sequence * S) + 13.0 * 256.0;
+  const double per_sequence = 4.0 + 2.0 * static_cast<double>(MaxBlocksPerSequence(m, options));
+  const double per_logit_row = d + static_cast<double>(m.vocab_size);
+  const double R = static_cast<double>(options.logit_rows());
+  memory.activation_bytes =
+      4.0 * (per_token * T + per_sequence * S + per_logit_row * R) + 13.0 * 256.0;
   return memory;
 }
 

@@ -53,7 +53,16 @@ Status ExecutorOptions::Validate() const {
   if (kv_dtype != HWINFER_DTYPE_F16 && kv_dtype != HWINFER_DTYPE_I8) {
     return InvalidArgument(fmt::format("kv_dtype is {}; expected f16 or i8", DtypeName(kv_dtype)));
   }
+  if (max_logit_rows < 0 || max_logit_rows > kMaxBatchTokens) {
+    return InvalidArgument(
+        fmt::format("max_logit_rows is {}; expected in [0, {}] (0 = one a sequence)",
+                    max_logit_rows, kMaxBatchTokens));
+  }
   return Status::Ok();
+}
+
+int64_t ExecutorOptions::logit_rows() const {
+  return std::max(max_sequences, std::min(max_logit_rows, max_batch_tokens));
 }
 
 LlamaExecutor::LlamaExecutor(std::shared_ptr<Device> device, const ExecutorOptions& options,
@@ -131,6 +140,7 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
                                        batch.size(), options_.max_sequences));
   }
   int64_t n_tokens = 0;
+  int64_t logit_rows = 0;
   int64_t blocks_needed = 0;
   std::set<SequenceId> seen;
   for (const SequenceChunk& chunk : batch) {
@@ -157,6 +167,11 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
           "sequence {}: {} tokens held + {} new = {} passes the context length {} of {}",
           chunk.sequence, held, n, held + n, m.context_length, m.name));
     }
+    if (chunk.logit_rows < 0 || chunk.logit_rows > n) {
+      return InvalidArgument(fmt::format("sequence {}: logit_rows is {}; the chunk has {} tokens",
+                                         chunk.sequence, chunk.logit_rows, n));
+    }
+    logit_rows += chunk.logit_rows > 0 ? chunk.logit_rows : (chunk.want_logits ? 1 : 0);
     n_tokens += n;
     int64_t chunk_blocks = kv_.BlocksForTokens(held + n) - kv_.BlocksForTokens(held);
     const std::vector<int32_t>& table = kv_.BlockTable(chunk.sequence);
@@ -167,6 +182,12 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   if (n_tokens > options_.max_batch_tokens) {
     return InvalidArgument(fmt::format("executor step: {} tokens; max_batch_tokens is {}", n_tokens,
                                        options_.max_batch_tokens));
+  }
+  if (logit_rows > options_.logit_rows()) {
+    return InvalidArgument(
+        fmt::format("executor step: {} rows of logits asked for; the executor holds {} "
+                    "(max_logit_rows)",
+                    logit_rows, options_.logit_rows()));
   }
   if (blocks_needed > kv_.num_free_blocks()) {
     return OutOfMemory(fmt::format(
@@ -190,7 +211,8 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   std::fill(ints.begin(), ints.end(), 0);
   impl.kv_copies.clear();
   impl.kv_resets.clear();
-  std::vector<int64_t> logits_rows;  // per chunk in |order|: the token row, or -1
+  // Per chunk in |order|: the first row and the count of its logits rows (count 0: none).
+  std::vector<std::pair<int64_t, int64_t>> logits_rows;
   int64_t row = 0;
   for (size_t i : order) {
     const SequenceChunk& chunk = batch[i];
@@ -225,14 +247,15 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
       ints[static_cast<size_t>(I.decode_context + s)] = static_cast<int32_t>(held + 1);
       std::copy(table.begin(), table.end(), ints.begin() + I.decode_tables + s * MB);
     }
-    logits_rows.push_back(chunk.want_logits ? row + n - 1 : -1);
+    const int64_t rows = chunk.logit_rows > 0 ? chunk.logit_rows : (chunk.want_logits ? 1 : 0);
+    logits_rows.emplace_back(row + n - rows, rows);
     row += n;
   }
 
   // ---- which rows the output projection reads ----
   std::vector<int64_t> wanted;
-  for (int64_t r : logits_rows) {
-    if (r >= 0) wanted.push_back(r);
+  for (const auto& [first, count] : logits_rows) {
+    for (int64_t r = first; r < first + count; ++r) wanted.push_back(r);
   }
   shape.n_logits = static_cast<int64_t>(wanted.size());
   shape.logits_from_normed = true;
@@ -249,19 +272,21 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   std::vector<std::vector<float>> result(batch.size());
   size_t next_logits = 0;
   for (size_t j = 0; j < order.size(); ++j) {
-    if (logits_rows[j] < 0) continue;
+    const auto rows = static_cast<size_t>(logits_rows[j].second);
+    if (rows == 0) continue;
     const float* begin = impl.host_logits.data() + next_logits * vocab;
+    const float* end = begin + rows * vocab;
     // Sampling from inf or NaN picks a token that means nothing: that is an error, not output.
-    const float* bad =
-        std::find_if(begin, begin + vocab, [](float x) { return !std::isfinite(x); });
-    if (bad != begin + vocab) {
+    const float* bad = std::find_if(begin, end, [](float x) { return !std::isfinite(x); });
+    if (bad != end) {
       return Internal(fmt::format(
-          "executor step {}: the logits of sequence {} are not finite ({} at token {}); the "
-          "model's weights or activations hold inf or NaN",
-          step, batch[order[j]].sequence, *bad, bad - begin));
+          "executor step {}: the logits of sequence {} are not finite ({} at token {} of row {}); "
+          "the model's weights or activations hold inf or NaN",
+          step, batch[order[j]].sequence, *bad, (bad - begin) % static_cast<ptrdiff_t>(vocab),
+          (bad - begin) / static_cast<ptrdiff_t>(vocab)));
     }
-    result[order[j]].assign(begin, begin + vocab);
-    ++next_logits;
+    result[order[j]].assign(begin, end);
+    next_logits += rows;
   }
   return result;
 }
@@ -364,10 +389,17 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
     if (stage.last) {
       const uint64_t row_bytes = static_cast<uint64_t>(m.d_model) * 4;
       if (!shape.logits_from_normed) {
-        for (size_t i = 0; i < wanted.size(); ++i) {
+        // One copy per run of consecutive rows (a scored chunk's rows are one run).
+        for (size_t i = 0; i < wanted.size();) {
+          size_t run = 1;
+          while (i + run < wanted.size() &&
+                 wanted[i + run] == wanted[i] + static_cast<int64_t>(run)) {
+            ++run;
+          }
           HWINFER_RETURN_IF_ERROR(stream.CopyD2D(
               stage.activations, impl.layout.normed + static_cast<uint64_t>(wanted[i]) * row_bytes,
-              stage.activations, impl.layout.last + i * row_bytes, row_bytes));
+              stage.activations, impl.layout.last + i * row_bytes, run * row_bytes));
+          i += run;
         }
       }
       HWINFER_RETURN_IF_ERROR(impl.EmitLogits(stage, shape, launch));
