@@ -59,10 +59,25 @@ PY
 # The text report.
 report="$("${run[@]}" --text "$text" --reference "$out/ref.bin")"
 for line in "^perplexity: [0-9.]+ \+/- [0-9.]+$" "^windows: 3 of 128 tokens; positions 64..126 of each scored: 189 tokens$" \
-            "^  KL-divergence: mean 0.000000, median 0.000000, p99 0.000000, max 0.000000$" \
+            "^  KL-divergence \(nats\): mean 0, median 0, p99 0, max 0$" \
             "^  top-1 agreement: 100.00%$"; do
   grep -Eq "$line" <<<"$report" || { echo "FAIL: no line /$line/ in:"; echo "$report"; exit 1; }
 done
+
+# On a terminal, a progress bar that ends at "3/3 windows".
+tty_out="$(script -qec "${run[*]/--no-progress/} --text $text" /dev/null | tr '\r' '\n')"
+grep -Eq '^\[#{24}\] 3/3 windows, [0-9]+ s, PPL so far [0-9.]+' <<<"$tty_out" ||
+  { echo "FAIL: no finished progress bar on a terminal:"; echo "$tty_out" | head -5; exit 1; }
+if [ -n "$other" ]; then
+  # One model's layers over the CPU and OTHER_DEVICE: the one-device distributions.
+  "${run[@]}" --text "$text" --devices "cpu:0,$other" --split layers --reference "$out/ref.bin" \
+    --json >"$out/split.json"
+  /usr/bin/python3 -c "
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r['reference']['kl_max'] < 1e-4 and 'cpu:0+' in r['run'], r
+print('eval: layer split cpu:0 +', sys.argv[2], 'KL max', r['reference']['kl_max'])" "$out/split.json" "$other"
+fi
 
 # Refusals that need the reference: each one line naming the file and what differs.
 expect="$(dirname "$0")/expect.sh"

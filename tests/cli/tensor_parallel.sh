@@ -6,6 +6,7 @@
 #   - `bench-model --tp 2 --json` reports both ranks (bytes, device and all-reduce time, MBU);
 #   - `bench --tp 2` gives every request the one-process tokens and reports both ranks; `sweep
 #     --tp 2` runs a point per batch size over the same ranks;
+#   - `eval --tp 2` scores a text as one process does (KL against its reference ~0);
 #   - `serve --tp 2` answers a completion with the one-process text and exits 0 on SIGTERM;
 #   - rank 1 killed mid-run: mpirun ends every rank, non-zero, naming rank 1, within 30 s;
 #   - rank 1 stopped (hung) mid-run: rank 0 reports it after --tp-timeout and the run ends,
@@ -47,6 +48,24 @@ rm -rf "$tokens_dir"
 "${mpi[@]}" -np 2 "$hw" sweep --config "$config" --device cpu:0 --no-progress --no-probe \
   --batch 1,2 --tp 2 >/dev/null || fail "sweep --tp 2 failed"
 echo "tensor_parallel: sweep --tp 2 ran both points"
+
+# eval --tp 2 against the one-process run's reference: the same distributions (the all-reduces
+# only reorder sums).
+eval_dir="$(mktemp -d)"
+/usr/bin/python3 -c "print(','.join(str(i * 37 % 509 + 3) for i in range(256)))" >"$eval_dir/ids.txt"
+evaluate=("$hw" eval -m "$gguf/tiny-llama-f16.gguf" --tokens "$eval_dir/ids.txt" --ctx 64
+          --device cpu:0 --no-progress --json)
+"${evaluate[@]}" --save-logits "$eval_dir/one.bin" >/dev/null
+"${mpi[@]}" -np 2 "${evaluate[@]}" --tp 2 --reference "$eval_dir/one.bin" >"$eval_dir/tp.json"
+/usr/bin/python3 - "$eval_dir/tp.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert "x TP 2" in r["run"], r["run"]
+ref = r["reference"]
+assert r["windows"] == 4 and ref["kl_max"] < 1e-5 and ref["top1_agreement"] >= 0.95, r
+print(f"tensor_parallel: eval --tp 2: KL max {ref['kl_max']:.2e} against one process")
+PY
+rm -rf "$eval_dir"
 
 # rank_pid RANK PATTERN: the pid of that rank (from its environment, set by mpirun) among the
 # processes whose command line matches PATTERN.

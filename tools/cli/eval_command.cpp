@@ -185,8 +185,8 @@ void PrintResult(const EvalWindows& windows, const EvalResult& r, const std::str
   fmt::print("reference: {}\n", reference_about);
   fmt::print("  reference perplexity: {:.4f}; ratio {:.5f} +/- {:.5f}\n", s.reference_perplexity,
              s.perplexity_ratio, s.perplexity_ratio_error);
-  fmt::print("  KL-divergence: mean {:.6f}, median {:.6f}, p99 {:.6f}, max {:.6f}\n", s.kl_mean,
-             s.kl_median, s.kl_p99, s.kl_max);
+  fmt::print("  KL-divergence (nats): mean {:.4g}, median {:.4g}, p99 {:.4g}, max {:.4g}\n",
+             s.kl_mean, s.kl_median, s.kl_p99, s.kl_max);
   fmt::print("  top-1 agreement: {:.2f}%\n", 100.0 * s.top1_agreement);
 }
 
