@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -131,14 +132,26 @@ Status RefuseSimulatedDevices(const LlamaExecutor& executor) {
   return Status::Ok();
 }
 
+// On a terminal a bar redrawn after each window; elsewhere (a CI log, a file) a plain line at
+// most every 10 seconds, as the bench's progress does.
 EvalProgress MakeProgress(bool enabled) {
-  if (!enabled || ::isatty(::fileno(stderr)) == 0) return {};
-  return [](const EvalProgressInfo& p) {
+  if (!enabled) return {};
+  const bool terminal = ::isatty(::fileno(stderr)) != 0;
+  auto last_line_s = std::make_shared<double>(0);
+  return [terminal, last_line_s](const EvalProgressInfo& p) {
+    const std::string counts = fmt::format("{}/{} windows, {:.0f} s, PPL so far {:.4f}", p.done,
+                                           p.total, p.seconds, p.perplexity);
+    if (!terminal) {
+      constexpr double kPlainEvery = 10;
+      if (p.seconds - *last_line_s < kPlainEvery) return;
+      *last_line_s = p.seconds;
+      fmt::print(stderr, "hwinfer: eval {:.0f}%: {}\n", 100.0 * p.done / p.total, counts);
+      return;
+    }
     constexpr int kWidth = 24;
     const auto filled = static_cast<size_t>(kWidth * p.done / std::max<int64_t>(p.total, 1));
-    fmt::print(stderr, "\r[{}{}] {}/{} windows, {:.0f} s, PPL so far {:.4f}   ",
-               std::string(filled, '#'), std::string(kWidth - filled, '.'), p.done, p.total,
-               p.seconds, p.perplexity);
+    fmt::print(stderr, "\r[{}{}] {}   ", std::string(filled, '#'),
+               std::string(kWidth - filled, '.'), counts);
     if (p.done == p.total) fmt::print(stderr, "\n");
     std::fflush(stderr);
   };
