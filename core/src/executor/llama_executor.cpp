@@ -127,17 +127,16 @@ int LlamaExecutor::rank() const {
 
 Status LlamaExecutor::Release(SequenceId sequence) { return kv_.Release(sequence); }
 
-StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
-    const std::vector<SequenceChunk>& batch) {
-  const ModelShape& m = model().shape();
-  Impl& impl = *impl_;
-  const int64_t bs = options_.kv_block_size;
+namespace {
 
-  // ---- validate everything before touching any state ----
+// Everything a step checks before it touches any state (LlamaExecutor::Step's errors).
+Status ValidateBatch(const std::vector<SequenceChunk>& batch, const KvBlockManager& kv,
+                     const ExecutorOptions& options, const ModelShape& m) {
+  const int64_t bs = options.kv_block_size;
   if (batch.empty()) return InvalidArgument("executor step: the batch is empty");
-  if (static_cast<int64_t>(batch.size()) > options_.max_sequences) {
+  if (static_cast<int64_t>(batch.size()) > options.max_sequences) {
     return InvalidArgument(fmt::format("executor step: {} sequences; max_sequences is {}",
-                                       batch.size(), options_.max_sequences));
+                                       batch.size(), options.max_sequences));
   }
   int64_t n_tokens = 0;
   int64_t logit_rows = 0;
@@ -160,7 +159,7 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
                         chunk.sequence, id, i, m.vocab_size, m.name));
       }
     }
-    const int64_t held = kv_.SequenceTokens(chunk.sequence);
+    const int64_t held = kv.SequenceTokens(chunk.sequence);
     const auto n = static_cast<int64_t>(chunk.tokens.size());
     if (held + n > m.context_length) {
       return InvalidArgument(fmt::format(
@@ -173,27 +172,76 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
     }
     logit_rows += chunk.logit_rows > 0 ? chunk.logit_rows : (chunk.want_logits ? 1 : 0);
     n_tokens += n;
-    int64_t chunk_blocks = kv_.BlocksForTokens(held + n) - kv_.BlocksForTokens(held);
-    const std::vector<int32_t>& table = kv_.BlockTable(chunk.sequence);
-    if (held % bs != 0 && !table.empty() && kv_.RefCount(table.back()) > 1) ++chunk_blocks;
+    int64_t chunk_blocks = kv.BlocksForTokens(held + n) - kv.BlocksForTokens(held);
+    const std::vector<int32_t>& table = kv.BlockTable(chunk.sequence);
+    if (held % bs != 0 && !table.empty() && kv.RefCount(table.back()) > 1) ++chunk_blocks;
     // Blocks the sequence reserved (KvBlockManager::Reserve) are not among the free ones.
-    blocks_needed += std::max<int64_t>(chunk_blocks - kv_.ReservedBlocks(chunk.sequence), 0);
+    blocks_needed += std::max<int64_t>(chunk_blocks - kv.ReservedBlocks(chunk.sequence), 0);
   }
-  if (n_tokens > options_.max_batch_tokens) {
+  if (n_tokens > options.max_batch_tokens) {
     return InvalidArgument(fmt::format("executor step: {} tokens; max_batch_tokens is {}", n_tokens,
-                                       options_.max_batch_tokens));
+                                       options.max_batch_tokens));
   }
-  if (logit_rows > options_.logit_rows()) {
+  if (logit_rows > options.logit_rows()) {
     return InvalidArgument(
         fmt::format("executor step: {} rows of logits asked for; the executor holds {} "
                     "(max_logit_rows)",
-                    logit_rows, options_.logit_rows()));
+                    logit_rows, options.logit_rows()));
   }
-  if (blocks_needed > kv_.num_free_blocks()) {
+  if (blocks_needed > kv.num_free_blocks()) {
     return OutOfMemory(fmt::format(
         "executor step: the KV cache needs {} more blocks of {} tokens and has {} free (of {})",
-        blocks_needed, bs, kv_.num_free_blocks(), kv_.num_blocks()));
+        blocks_needed, bs, kv.num_free_blocks(), kv.num_blocks()));
   }
+
+  return Status::Ok();
+}
+
+// Rows [first_row, first_row + rows) of |host_logits| ([*, vocab]) into |out|. Sampling from inf
+// or NaN picks a token that means nothing: Internal naming the step, sequence, token and row.
+Status CheckedLogits(const std::vector<float>& host_logits, size_t first_row, size_t rows,
+                     int64_t vocab_size, int64_t step, SequenceId sequence,
+                     std::vector<float>* out) {
+  const auto vocab = static_cast<size_t>(vocab_size);
+  const float* begin = host_logits.data() + first_row * vocab;
+  const float* end = begin + rows * vocab;
+  const float* bad = std::find_if(begin, end, [](float x) { return !std::isfinite(x); });
+  if (bad != end) {
+    const auto at = static_cast<size_t>(bad - begin);
+    return Internal(fmt::format(
+        "executor step {}: the logits of sequence {} are not finite ({} at token {} of row {}); "
+        "the model's weights or activations hold inf or NaN",
+        step, sequence, *bad, at % vocab, at / vocab));
+  }
+  out->assign(begin, end);
+  return Status::Ok();
+}
+
+// The rows the output projection reads, in order, from each chunk's (first row, count); sets
+// |shape|'s n_logits and whether those are its first rows (no copy into layout.last needed).
+std::vector<int64_t> WantedRows(const std::vector<std::pair<int64_t, int64_t>>& logits_rows,
+                                StepShape* shape) {
+  std::vector<int64_t> wanted;
+  for (const auto& [first, count] : logits_rows) {
+    for (int64_t r = first; r < first + count; ++r) wanted.push_back(r);
+  }
+  shape->n_logits = static_cast<int64_t>(wanted.size());
+  shape->logits_from_normed = true;
+  for (size_t i = 0; i < wanted.size(); ++i) {
+    if (wanted[i] != static_cast<int64_t>(i)) shape->logits_from_normed = false;
+  }
+  return wanted;
+}
+
+}  // namespace
+
+StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
+    const std::vector<SequenceChunk>& batch) {
+  const ModelShape& m = model().shape();
+  Impl& impl = *impl_;
+  const int64_t bs = options_.kv_block_size;
+
+  HWINFER_RETURN_IF_ERROR(ValidateBatch(batch, kv_, options_, m));
 
   // ---- order: prefill chunks first, then decode tokens (one token on a non-empty history) ----
   std::vector<size_t> order(batch.size());
@@ -204,7 +252,8 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   std::stable_partition(order.begin(), order.end(), [&](size_t i) { return !is_decode(i); });
 
   StepShape shape;
-  shape.n_tokens = n_tokens;
+  for (const SequenceChunk& chunk : batch)
+    shape.n_tokens += static_cast<int64_t>(chunk.tokens.size());
   std::vector<int32_t>& ints = impl.host_ints;
   const IntLayout& I = impl.ints;
   const int64_t MB = impl.max_blocks_per_seq;
@@ -253,40 +302,21 @@ StatusOr<std::vector<std::vector<float>>> LlamaExecutor::Step(
   }
 
   // ---- which rows the output projection reads ----
-  std::vector<int64_t> wanted;
-  for (const auto& [first, count] : logits_rows) {
-    for (int64_t r = first; r < first + count; ++r) wanted.push_back(r);
-  }
-  shape.n_logits = static_cast<int64_t>(wanted.size());
-  shape.logits_from_normed = true;
-  for (size_t i = 0; i < wanted.size(); ++i) {
-    if (wanted[i] != static_cast<int64_t>(i)) shape.logits_from_normed = false;
-  }
+  const std::vector<int64_t> wanted = WantedRows(logits_rows, &shape);
 
   // ---- run: each device its layers, in order (every rank the same step) ----
   if (impl.collective != nullptr) HWINFER_RETURN_IF_ERROR(SharePlan(shape));
   HWINFER_RETURN_IF_ERROR(RunStages(shape, wanted));
 
   const int64_t step = ++steps_run_;
-  const auto vocab = static_cast<size_t>(m.vocab_size);
   std::vector<std::vector<float>> result(batch.size());
-  size_t next_logits = 0;
+  size_t next_row = 0;  // the rows of host_logits are the chunks' in |order|
   for (size_t j = 0; j < order.size(); ++j) {
     const auto rows = static_cast<size_t>(logits_rows[j].second);
     if (rows == 0) continue;
-    const float* begin = impl.host_logits.data() + next_logits * vocab;
-    const float* end = begin + rows * vocab;
-    // Sampling from inf or NaN picks a token that means nothing: that is an error, not output.
-    const float* bad = std::find_if(begin, end, [](float x) { return !std::isfinite(x); });
-    if (bad != end) {
-      return Internal(fmt::format(
-          "executor step {}: the logits of sequence {} are not finite ({} at token {} of row {}); "
-          "the model's weights or activations hold inf or NaN",
-          step, batch[order[j]].sequence, *bad, (bad - begin) % static_cast<ptrdiff_t>(vocab),
-          (bad - begin) / static_cast<ptrdiff_t>(vocab)));
-    }
-    result[order[j]].assign(begin, end);
-    next_logits += rows;
+    HWINFER_RETURN_IF_ERROR(CheckedLogits(impl.host_logits, next_row, rows, m.vocab_size, step,
+                                          batch[order[j]].sequence, &result[order[j]]));
+    next_row += rows;
   }
   return result;
 }
