@@ -145,7 +145,8 @@ EvalProgress MakeProgress(bool enabled) {
       constexpr double kPlainEvery = 10;
       if (p.seconds - *last_line_s < kPlainEvery) return;
       *last_line_s = p.seconds;
-      fmt::print(stderr, "hwinfer: eval {:.0f}%: {}\n", 100.0 * p.done / p.total, counts);
+      fmt::print(stderr, "hwinfer: eval {:.0f}%: {}\n",
+                 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total), counts);
       return;
     }
     constexpr int kWidth = 24;
