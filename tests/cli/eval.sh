@@ -37,6 +37,7 @@ self = load("self.json")
 r = self["reference"]
 assert self["perplexity"] == ppl, (self["perplexity"], ppl)
 assert r["kl_max"] == 0 and r["top1_agreement"] == 1 and r["perplexity_ratio"] == 1, r
+assert r["delta_p_mean"] == 0 and r["delta_p_rms"] == 0, r
 assert r["perplexity"] == ppl and "cpu:0, KV f16" in r["run"], r
 ids = load("ids.json")
 assert ids["perplexity"] == ppl, ("token ids and text differ", ids["perplexity"], ppl)
@@ -60,7 +61,8 @@ PY
 report="$("${run[@]}" --text "$text" --reference "$out/ref.bin")"
 for line in "^perplexity: [0-9.]+ \+/- [0-9.]+$" "^windows: 3 of 128 tokens; positions 64..126 of each scored: 189 tokens$" \
             "^  KL-divergence \(nats\): mean 0, median 0, p99 0, max 0$" \
-            "^  top-1 agreement: 100.00%$"; do
+            "^  top-1 agreement: 100.00%$" \
+            "^  probability of the next token, run - reference: mean \+0, RMS 0$"; do
   grep -Eq "$line" <<<"$report" || { echo "FAIL: no line /$line/ in:"; echo "$report"; exit 1; }
 done
 

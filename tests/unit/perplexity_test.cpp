@@ -147,6 +147,9 @@ TEST(EvalScorer, GivesTheHandComputedStatistics) {
   // Reference NLLs ln 4 and ln 4; the run's ln 2 and ln 4: ratio exp(-ln 2 / 2).
   EXPECT_NEAR(s.reference_perplexity, 4.0, 1e-5);
   EXPECT_NEAR(s.perplexity_ratio, 1.0 / std::sqrt(2.0), 1e-5);
+  // The next token's probability: 1/2 against 1/4, then 1/4 against 1/4.
+  EXPECT_NEAR(s.delta_p_mean, 0.125, 1e-6);
+  EXPECT_NEAR(s.delta_p_rms, std::sqrt(0.25 * 0.25 / 2), 1e-6);
 }
 
 // All-zero weights: every logit is 0, every distribution uniform, the perplexity the vocabulary
@@ -284,6 +287,7 @@ TEST(EvaluatePerplexity, ARunAgainstItsOwnReferenceAndInt8Kv) {
   EXPECT_EQ(again->reference->top1_agreement, 1.0);
   EXPECT_EQ(again->reference->perplexity_ratio, 1.0);
   EXPECT_EQ(again->reference->reference_perplexity, saved->perplexity);
+  EXPECT_EQ(again->reference->delta_p_rms, 0.0);
 
   auto int8 = WindowExecutor(testing_support::CpuDevice(), model, 128, 128, 1, HWINFER_DTYPE_I8);
   ASSERT_NE(int8, nullptr);

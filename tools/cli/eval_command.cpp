@@ -182,7 +182,9 @@ nlohmann::json ResultJson(const EvalOptions& options, const EvalWindows& windows
                       {"kl_median", s.kl_median},
                       {"kl_p99", s.kl_p99},
                       {"kl_max", s.kl_max},
-                      {"top1_agreement", s.top1_agreement}};
+                      {"top1_agreement", s.top1_agreement},
+                      {"delta_p_mean", s.delta_p_mean},
+                      {"delta_p_rms", s.delta_p_rms}};
   }
   return j;
 }
@@ -202,6 +204,8 @@ void PrintResult(const EvalWindows& windows, const EvalResult& r, const std::str
   fmt::print("  KL-divergence (nats): mean {:.4g}, median {:.4g}, p99 {:.4g}, max {:.4g}\n",
              s.kl_mean, s.kl_median, s.kl_p99, s.kl_max);
   fmt::print("  top-1 agreement: {:.2f}%\n", 100.0 * s.top1_agreement);
+  fmt::print("  probability of the next token, run - reference: mean {:+.4g}, RMS {:.4g}\n",
+             s.delta_p_mean, s.delta_p_rms);
 }
 
 // Opens the reference (checked against this run) and the file to save, as asked.

@@ -44,6 +44,9 @@ void LogSoftmax(std::span<const float> logits, std::span<float> out);
 struct ReferenceSummary {
   double kl_mean = 0, kl_median = 0, kl_p99 = 0, kl_max = 0;
   double top1_agreement = 0;  // share of positions whose argmax is the reference's
+  // Δp = p_run(next token) - p_ref(next token): its mean and root mean square (llama.cpp's
+  // "Mean Δp" and "RMS Δp": how much probability the right token gained or lost).
+  double delta_p_mean = 0, delta_p_rms = 0;
   double reference_perplexity = 0;
   // PPL(run) / PPL(reference) = exp(mean(NLL_run - NLL_ref)), and its standard error.
   double perplexity_ratio = 0, perplexity_ratio_error = 0;

@@ -198,7 +198,15 @@ void EvalScorer::Summarise(EvalResult* result) const {
   summary.top1_agreement = static_cast<double>(agree_) / static_cast<double>(kl.size());
   summary.reference_perplexity = std::exp(MeanAndSd(reference_nll_).first);
   std::vector<double> difference(nll_.size());
-  for (size_t i = 0; i < nll_.size(); ++i) difference[i] = nll_[i] - reference_nll_[i];
+  double delta_p = 0, delta_p_squares = 0;
+  for (size_t i = 0; i < nll_.size(); ++i) {
+    difference[i] = nll_[i] - reference_nll_[i];
+    const double d = std::exp(-nll_[i]) - std::exp(-reference_nll_[i]);
+    delta_p += d;
+    delta_p_squares += d * d;
+  }
+  summary.delta_p_mean = delta_p / n;
+  summary.delta_p_rms = std::sqrt(delta_p_squares / n);
   const auto [mean_difference, sd_difference] = MeanAndSd(difference);
   summary.perplexity_ratio = std::exp(mean_difference);
   summary.perplexity_ratio_error = summary.perplexity_ratio * sd_difference / std::sqrt(n);
