@@ -304,28 +304,33 @@ std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const s
   const bool terminal = ::isatty(::fileno(stderr)) != 0;
   auto last_line_s = std::make_shared<double>(0);
   return [label, terminal, last_line_s](const BenchProgress& p) {
-    // Not a terminal (a CI log, a file): a plain line every kPlainEvery seconds of the run.
-    constexpr double kPlainEvery = 10;
-    if (!terminal && p.now_s - *last_line_s < kPlainEvery) return;
-    *last_line_s = p.now_s;
     const double fraction =
         p.total > 0 ? static_cast<double>(p.finished) / static_cast<double>(p.total) : 0.0;
     const double tokens_per_s = p.now_s > 0 ? static_cast<double>(p.output_tokens) / p.now_s : 0;
     const double requests_per_s = p.now_s > 0 ? static_cast<double>(p.finished) / p.now_s : 0;
-    const std::string prefix = label.empty() ? "" : label + " ";
     const std::string counts = fmt::format(
         "{}/{} done, {} running, {} waiting, {:.0f} s, {:.2f} req/s, {:.1f} tok/s", p.finished,
         p.total, p.running, p.waiting, p.now_s, requests_per_s, tokens_per_s);
-    if (terminal) {
-      constexpr int kWidth = 24;
-      const int filled = static_cast<int>(fraction * kWidth);
-      fmt::print(stderr, "\r{}[{}{}] {}   ", prefix, std::string(static_cast<size_t>(filled), '#'),
-                 std::string(static_cast<size_t>(kWidth - filled), '.'), counts);
-    } else {
-      fmt::print(stderr, "hwinfer: {}{:.0f}%: {}\n", prefix, fraction * 100, counts);
-    }
-    std::fflush(stderr);
+    PrintProgressUpdate(terminal, label.empty() ? "" : label + " ", fraction, p.now_s, counts,
+                        last_line_s.get());
   };
+}
+
+void PrintProgressUpdate(bool terminal, const std::string& prefix, double fraction, double now_s,
+                         const std::string& counts, double* last_line_s) {
+  if (terminal) {
+    constexpr int kWidth = 24;
+    const int filled = static_cast<int>(fraction * kWidth);
+    fmt::print(stderr, "\r{}[{}{}] {}   ", prefix, std::string(static_cast<size_t>(filled), '#'),
+               std::string(static_cast<size_t>(kWidth - filled), '.'), counts);
+  } else {
+    // Not a terminal (a CI log, a file): a plain line every kPlainEvery seconds of the run.
+    constexpr double kPlainEvery = 10;
+    if (now_s - *last_line_s < kPlainEvery) return;
+    *last_line_s = now_s;
+    fmt::print(stderr, "hwinfer: {}{:.0f}%: {}\n", prefix, fraction * 100, counts);
+  }
+  std::fflush(stderr);
 }
 
 void EndProgressLine(bool enabled) {

@@ -98,6 +98,11 @@ StatusOr<std::string> CheckBenchSections(const BenchConfig& config, const Regist
 std::function<void(const BenchProgress&)> MakeProgressLine(bool enabled, const std::string& label);
 // Ends the progress line (a newline) when one was drawn.
 void EndProgressLine(bool enabled);
+// One update of a progress line on stderr: on a |terminal| "\r<prefix>[bar] <counts>" with
+// |fraction| of the bar filled; elsewhere "hwinfer: <prefix><percent>%: <counts>" when 10 s of
+// |now_s| have passed since |*last_line_s| (the time of the last plain line, updated).
+void PrintProgressUpdate(bool terminal, const std::string& prefix, double fraction, double now_s,
+                         const std::string& counts, double* last_line_s);
 
 // Writes |text| to |path|, creating its parent folders. Errors name the path.
 Status WriteTextFile(const std::string& path, const std::string& text);

@@ -56,9 +56,8 @@ StatusOr<std::vector<int32_t>> ReadTokenFile(const std::string& path, int64_t vo
 }
 
 // The model's tokenizer, or null when the file has none (and |required| is false).
-StatusOr<std::unique_ptr<Tokenizer>> OpenTokenizer(const std::string& model_path, bool required) {
-  HWINFER_ASSIGN_OR_RETURN(const auto file, GgufFile::Open(model_path));
-  auto tokenizer = Tokenizer::FromGguf(*file);
+StatusOr<std::unique_ptr<Tokenizer>> OpenTokenizer(const LlamaModel& model, bool required) {
+  auto tokenizer = Tokenizer::FromGguf(model.file());
   if (tokenizer.ok()) return std::move(*tokenizer);
   if (!required) return std::unique_ptr<Tokenizer>();
   return Status(tokenizer.status().code(),
@@ -67,12 +66,12 @@ StatusOr<std::unique_ptr<Tokenizer>> OpenTokenizer(const std::string& model_path
 }
 
 // The windows of the text or token file, each starting with BOS where the model adds one.
-StatusOr<EvalWindows> ReadWindows(const EvalOptions& options, int64_t vocab) {
+StatusOr<EvalWindows> ReadWindows(const EvalOptions& options, const LlamaModel& model) {
   if (options.text_file.has_value() == options.tokens_file.has_value()) {
     return InvalidArgument("give exactly one of --text and --tokens");
   }
-  HWINFER_ASSIGN_OR_RETURN(auto tokenizer,
-                           OpenTokenizer(options.run.model_path, options.text_file.has_value()));
+  const int64_t vocab = model.shape().vocab_size;
+  HWINFER_ASSIGN_OR_RETURN(auto tokenizer, OpenTokenizer(model, options.text_file.has_value()));
   std::vector<int32_t> tokens;
   if (options.text_file) {
     HWINFER_ASSIGN_OR_RETURN(const std::string text,
@@ -132,8 +131,8 @@ Status RefuseSimulatedDevices(const LlamaExecutor& executor) {
   return Status::Ok();
 }
 
-// On a terminal a bar redrawn after each window; elsewhere (a CI log, a file) a plain line at
-// most every 10 seconds, as the bench's progress does.
+// After each window: on a terminal the bar redrawn; elsewhere a plain line at most every 10 s
+// (the bench's progress line, bench_run.h).
 EvalProgress MakeProgress(bool enabled) {
   if (!enabled) return {};
   const bool terminal = ::isatty(::fileno(stderr)) != 0;
@@ -141,20 +140,8 @@ EvalProgress MakeProgress(bool enabled) {
   return [terminal, last_line_s](const EvalProgressInfo& p) {
     const std::string counts = fmt::format("{}/{} windows, {:.0f} s, PPL so far {:.4f}", p.done,
                                            p.total, p.seconds, p.perplexity);
-    if (!terminal) {
-      constexpr double kPlainEvery = 10;
-      if (p.seconds - *last_line_s < kPlainEvery) return;
-      *last_line_s = p.seconds;
-      fmt::print(stderr, "hwinfer: eval {:.0f}%: {}\n",
-                 100.0 * static_cast<double>(p.done) / static_cast<double>(p.total), counts);
-      return;
-    }
-    constexpr int kWidth = 24;
-    const auto filled = static_cast<size_t>(kWidth * p.done / std::max<int64_t>(p.total, 1));
-    fmt::print(stderr, "\r[{}{}] {}   ", std::string(filled, '#'),
-               std::string(kWidth - filled, '.'), counts);
-    if (p.done == p.total) fmt::print(stderr, "\n");
-    std::fflush(stderr);
+    const double fraction = static_cast<double>(p.done) / static_cast<double>(p.total);
+    PrintProgressUpdate(terminal, "", fraction, p.seconds, counts, last_line_s.get());
   };
 }
 
@@ -240,7 +227,7 @@ StatusOr<nlohmann::json> Evaluate(const GlobalOptions& global, const EvalOptions
     return InvalidArgument(fmt::format("--ctx {} is over the context length {} of {}", options.ctx,
                                        shape.context_length, options.run.model_path));
   }
-  HWINFER_ASSIGN_OR_RETURN(const EvalWindows windows, ReadWindows(options, shape.vocab_size));
+  HWINFER_ASSIGN_OR_RETURN(const EvalWindows windows, ReadWindows(options, *model));
   const bool decode = options.score == "decode";
   RunSize size{decode ? std::min(options.parallel, windows.count) : 1, options.ctx, 1};
   if (!decode) {
@@ -265,8 +252,9 @@ StatusOr<nlohmann::json> Evaluate(const GlobalOptions& global, const EvalOptions
   EvalRunOptions run_options{files.save.get(), files.reference.get(),
                              MakeProgress(!options.no_progress),
                              decode ? EvalScoring::kDecode : EvalScoring::kPrefill};
-  HWINFER_ASSIGN_OR_RETURN(const EvalResult result,
-                           EvaluatePerplexity(executor, windows, run_options));
+  const StatusOr<EvalResult> evaluated = EvaluatePerplexity(executor, windows, run_options);
+  EndProgressLine(run_options.progress != nullptr);
+  HWINFER_ASSIGN_OR_RETURN(const EvalResult result, evaluated);
   if (files.save) HWINFER_RETURN_IF_ERROR(files.save->Finish());
   const std::string reference_about = files.reference ? files.reference->header().about : "";
   if (!options.json) PrintResult(windows, result, run.about, reference_about);

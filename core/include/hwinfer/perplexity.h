@@ -112,6 +112,9 @@ class EvalScorer {
   void Summarise(EvalResult* result) const;
 
  private:
+  // The NLL of |target| under |log_probs| renormalised by |norm| (their log-sum-exp).
+  void AddNll(std::span<const float> log_probs, double norm, int32_t target);
+
   std::vector<double> nll_;
   std::vector<double> reference_nll_;
   std::vector<double> kl_;

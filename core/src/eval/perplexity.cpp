@@ -146,24 +146,24 @@ StatusOr<EvalWindows> MakeEvalWindows(const std::vector<int32_t>& tokens, int64_
 }
 
 void LogSoftmax(std::span<const float> logits, std::span<float> out) {
-  const float max = *std::max_element(logits.begin(), logits.end());
-  double sum = 0;
-  for (float x : logits) sum += std::exp(static_cast<double>(x) - max);
-  const double log_sum = static_cast<double>(max) + std::log(sum);
+  const double log_sum = LogSumExp(logits);
   for (size_t i = 0; i < logits.size(); ++i) {
     out[i] = static_cast<float>(static_cast<double>(logits[i]) - log_sum);
   }
 }
 
 void EvalScorer::Add(std::span<const float> log_probs, int32_t target) {
-  const double norm = LogSumExp(log_probs);
+  AddNll(log_probs, LogSumExp(log_probs), target);
+}
+
+void EvalScorer::AddNll(std::span<const float> log_probs, double norm, int32_t target) {
   nll_.push_back(norm - static_cast<double>(log_probs[static_cast<size_t>(target)]));
 }
 
 void EvalScorer::AddWithReference(std::span<const float> log_probs,
                                   std::span<const float> reference, int32_t target) {
-  Add(log_probs, target);
   const double norm = LogSumExp(log_probs), reference_norm = LogSumExp(reference);
+  AddNll(log_probs, norm, target);
   reference_nll_.push_back(reference_norm -
                            static_cast<double>(reference[static_cast<size_t>(target)]));
   double kl = 0;
