@@ -45,6 +45,17 @@ struct CpuBackend : kit::HostMemory<CpuBackend>, CpuKernels {
   static hwinfer_error* synchronize(hwinfer_event& event);
   static hwinfer_error* is_complete(hwinfer_event& event, bool* complete);
   static hwinfer_error* elapsed_ns(hwinfer_event& start, hwinfer_event& end, uint64_t* out);
+  // comm.cpp: device collectives over POSIX shared memory (the ranks of this machine)
+  static hwinfer_error* create_comm_id(hwinfer_plugin& plugin, hwinfer_comm_id* out);
+  static hwinfer_error* init_comm(hwinfer_device& device, const hwinfer_comm_id& id,
+                                  uint32_t nranks, uint32_t rank, uint64_t timeout_ns,
+                                  hwinfer_comm** out);
+  static hwinfer_error* all_reduce_sum_f32(hwinfer_comm& comm, hwinfer_stream& stream,
+                                           hwinfer_buffer& buffer, uint64_t offset,
+                                           uint64_t count);
+  static hwinfer_error* comm_error(hwinfer_comm& comm);
+  static void abort_comm(hwinfer_comm& comm);
+  static void destroy_comm(hwinfer_comm* comm);
 };
 
 }  // namespace hwinfer::cpu

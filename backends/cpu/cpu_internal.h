@@ -23,6 +23,7 @@
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
 #include "scratch_buffer.h"
+#include "shm_group.h"
 #include "stream_worker.h"
 #include "thread_pool.h"
 
@@ -62,6 +63,12 @@ struct hwinfer_event : hwinfer::kit::EventBase {
   uint64_t recorded_generation = 0;
   uint64_t completed_generation = 0;
   uint64_t timestamp_ns = 0;  // std::chrono::steady_clock at completed_generation
+};
+
+// One rank's end of a device-collective communicator (ABI 1.4): a shared-memory group of the ranks
+// on this machine (shm_group.h).
+struct hwinfer_comm : hwinfer::kit::CommBase {
+  std::unique_ptr<hwinfer::cpu::ShmGroup> group;
 };
 
 namespace hwinfer::cpu {

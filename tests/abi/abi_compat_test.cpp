@@ -133,7 +133,9 @@ INSTANTIATE_TEST_SUITE_P(AbiCompat, FrozenPluginTest,
                                            FrozenPlugin{"hwinfer-abi-frozen-1-1.so",
                                                         "abi-frozen-1-1", 1, "Frozen 1.1 device"},
                                            FrozenPlugin{"hwinfer-abi-frozen-1-2.so",
-                                                        "abi-frozen-1-2", 2, "Frozen 1.2 device"}),
+                                                        "abi-frozen-1-2", 2, "Frozen 1.2 device"},
+                                           FrozenPlugin{"hwinfer-abi-frozen-1-3.so",
+                                                        "abi-frozen-1-3", 3, "Frozen 1.3 device"}),
                          [](const ::testing::TestParamInfo<FrozenPlugin>& param_info) {
                            return "AbiOneDot" + std::to_string(param_info.param.abi_minor);
                          });

@@ -2,7 +2,8 @@
 # tests/cli/tensor_parallel.sh HWINFER MPIRUN GGUF_DIR — tensor parallelism over MPI on CPU ranks
 # (docs/multi-device.md section 3):
 #   - `mpirun -np 2 hwinfer generate --tp 2` prints exactly the one-process tokens on F16 and Q8_0,
-#     and -np 4 on F16 (4 ranks over 2 KV heads);
+#     and -np 4 on F16 (4 ranks over 2 KV heads), with the all-reduces on the devices (the CPU
+#     plugin's shared-memory communicator: the default) and through host memory (MPI);
 #   - `bench-model --tp 2 --json` reports both ranks (bytes, device and all-reduce time, MBU);
 #   - `bench --tp 2` gives every request the one-process tokens and reports both ranks; `sweep
 #     --tp 2` runs a point per batch size over the same ranks;
@@ -10,9 +11,10 @@
 #   - `serve --tp 2` answers a completion with the one-process text and exits 0 on SIGTERM;
 #   - rank 1 killed mid-run: mpirun ends every rank, non-zero, naming rank 1, within 30 s;
 #   - rank 1 stopped (hung) mid-run: rank 0 reports it after --tp-timeout and the run ends,
-#     non-zero, within 30 s;
+#     non-zero, within 30 s (device and host all-reduces);
 #   - refused with a message naming the cause: --tp 2 without mpirun, 3 ranks for 8 heads, a
-#     device rank 1 cannot open, a simulated device (no interconnect model yet).
+#     device rank 1 cannot open, a simulated device (no interconnect model yet), device
+#     all-reduces on a plugin without them (vulkan).
 set -euo pipefail
 hw="$1"; mpirun="$2"; gguf="$3"
 # CI runs as root, which OpenMPI refuses unless told; waiting ranks yield their core (2-core runner).
@@ -37,6 +39,7 @@ result = json.load(open(sys.argv[1]))
 assert result["scheduler"]["tensor_parallel"] == 2, result["scheduler"]
 tp = result["devices"][0]["tensor_parallel"]
 assert tp["ranks"] == 2 and [r["rank"] for r in tp["per_rank"]] == [0, 1], tp
+assert tp["all_reduces"] == "device", tp  # auto: the CPU plugin's shared-memory communicator
 for r in tp["per_rank"]:
     assert r["bytes"] > 0 and r["device_seconds"] > 0 and 0 <= r["comm_seconds"] <= r["device_seconds"] * 1.5, r
 # The pooled bytes are both ranks'.
@@ -79,13 +82,14 @@ rank_pid() {
 }
 
 # 4 ranks share the model's 2 KV heads (a copy each).
-for run in "tiny-llama-f16.gguf 2" "tiny-llama-q8_0.gguf 2" "tiny-llama-f16.gguf 4"; do
-  read -r model ranks <<<"$run"
+for run in "tiny-llama-f16.gguf 2 auto" "tiny-llama-f16.gguf 2 host" "tiny-llama-q8_0.gguf 2 auto" \
+  "tiny-llama-f16.gguf 4 device" "tiny-llama-f16.gguf 4 host"; do
+  read -r model ranks collectives <<<"$run"
   one="$("$hw" generate -m "$gguf/$model" --prompt-tokens "$prompt" -n 24 --device cpu:0)"
   tp="$("${mpi[@]}" -np "$ranks" "$hw" generate -m "$gguf/$model" --prompt-tokens "$prompt" \
-    -n 24 --device cpu:0 --tp "$ranks")"
-  [ "$tp" == "$one" ] || fail "$model: --tp $ranks gave '$tp'; one process gave '$one'"
-  echo "tensor_parallel: $model: --tp $ranks gives the one-process tokens: $tp"
+    -n 24 --device cpu:0 --tp "$ranks" --tp-collectives "$collectives")"
+  [ "$tp" == "$one" ] || fail "$model: --tp $ranks ($collectives) gave '$tp'; one process gave '$one'"
+  echo "tensor_parallel: $model: --tp $ranks --tp-collectives $collectives gives the one-process tokens: $tp"
 done
 
 json="$("${mpi[@]}" -np 2 "$hw" bench-model -m "$gguf/tiny-llama-f16.gguf" -p 32 -n 16 -r 2 \
@@ -96,6 +100,7 @@ result = json.loads(sys.argv[1])
 assert result["tensor_parallel"] == 2, result
 ranks = result["ranks"]
 assert [r["rank"] for r in ranks] == [0, 1], ranks
+assert result["all_reduces"] == "device", result["all_reduces"]
 for r in ranks:
     assert r["decode_bytes_per_step"] > 0 and r["decode_step_ms"] > 0, r
     assert 0 <= r["decode_comm_ms_per_step"] <= r["decode_step_ms"] * 1.5, r
@@ -105,10 +110,11 @@ print("tensor_parallel: bench-model --tp 2 reports", [round(r["decode_bytes_per_
       "bytes per decode step")
 PY
 
-for signal in KILL STOP; do
+for fault in "KILL device" "STOP device" "KILL host" "STOP host"; do
+  read -r signal collectives <<<"$fault"
   log="$(mktemp)"
   "${mpi[@]}" -np 2 "$hw" bench-model -m "$gguf/tiny-llama-f16.gguf" -p 64 -n 256 -r 1000 \
-    --device cpu:0 --tp 2 --tp-timeout 2 >"$log" 2>&1 &
+    --device cpu:0 --tp 2 --tp-timeout 2 --tp-collectives "$collectives" >"$log" 2>&1 &
   job=$!
   pid=""
   for _ in $(seq 100); do pid="$(rank_pid 1 "bench-model -m $gguf")" && break; sleep 0.1; done
@@ -122,15 +128,16 @@ for signal in KILL STOP; do
   wait $job || status=$?
   kill -9 "$pid" 2>/dev/null || true
   took=$((SECONDS - start))
-  [ "$status" -ne 0 ] || fail "rank 1 got SIG$signal and mpirun exited 0"
-  [ "$took" -lt 30 ] || fail "rank 1 got SIG$signal; the run did not end within 30 s"
+  [ "$status" -ne 0 ] || fail "rank 1 got SIG$signal and mpirun exited 0 ($collectives)"
+  [ "$took" -lt 30 ] || fail "rank 1 got SIG$signal; the run did not end within 30 s ($collectives)"
   if [ "$signal" == KILL ]; then
     grep -q "rank 1 .*exited on signal 9" "$log" || { cat "$log"; fail "no message naming rank 1"; }
   else
-    grep -q "rank 0 of 2: no answer from the other ranks within 2 s" "$log" ||
-      { cat "$log"; fail "rank 0 did not report the hung rank"; }
+    # Rank 0 waits in an MPI call (host) or, on the devices, where its step's all-reduces wait.
+    grep -Eq "rank 0 of 2: (no answer from the other ranks|the device all-reduces of step [0-9]+ on cpu:0 did not finish) within 2 s" "$log" ||
+      { cat "$log"; fail "rank 0 did not report the hung rank ($collectives)"; }
   fi
-  echo "tensor_parallel: rank 1 got SIG$signal: the run ended (exit $status) after $took s"
+  echo "tensor_parallel: rank 1 got SIG$signal ($collectives all-reduces): the run ended (exit $status) after $took s"
   rm -f "$log"
 done
 
@@ -180,4 +187,7 @@ expect_error "rank 1: no device matches 'cpu:7'" \
 expect_error "tensor parallelism on the simulated device sim:0" \
   "${mpi[@]}" -np 2 "$hw" bench --config "$(dirname "$0")/data/bench-sim-tiny.yaml" --no-progress \
   --tp 2
+expect_error "--tp-collectives device: rank 0: vulkan:0: plugin 'vulkan' has no device collectives" \
+  "${mpi[@]}" -np 2 "$hw" generate -m "$f16" --prompt-tokens 1,2 -n 2 --device vulkan:0 --tp 2 \
+  --tp-collectives device
 echo "tensor_parallel: refusals name their cause"

@@ -63,6 +63,7 @@ scheduler:
   kv_cache_tokens: 4096
   memory_utilization: 0.5
   decode_graphs: false
+  tp_collectives: host
 metrics:
   slo: {ttft_ms: 500, tpot_ms: 50, e2el_ms: 0}
 output:
@@ -105,6 +106,7 @@ output:
   EXPECT_EQ(config->kv_cache_tokens, 4096);
   EXPECT_EQ(config->memory_utilization, 0.5);
   EXPECT_FALSE(config->decode_graphs);
+  EXPECT_EQ(config->tp_collectives, TpCollectives::kHost);
   EXPECT_EQ(config->slo.ttft_ms, 500);
   EXPECT_EQ(config->slo.tpot_ms, 50);
   EXPECT_EQ(config->slo.e2el_ms, 0);
@@ -136,6 +138,7 @@ TEST(BenchConfigTest, OmittedKeysKeepTheDefaults) {
   EXPECT_EQ(config->kv_dtype, "f16");
   EXPECT_EQ(config->memory_utilization, 0.9);
   EXPECT_TRUE(config->decode_graphs) << "decode graphs are on unless turned off";
+  EXPECT_EQ(config->tp_collectives, TpCollectives::kAuto);
   EXPECT_FALSE(config->slo.any());
   EXPECT_EQ(config->json_out, "");
   EXPECT_EQ(config->backend, "");
@@ -196,6 +199,7 @@ TEST(BenchConfigErrorTest, WrongTypesAndRangesNameKeyAndForm) {
                 "'max_sequences' must be an integer in [1, 4096]");
   ExpectInvalid("scheduler: {decode_graphs: sometimes}\n",
                 "'decode_graphs' must be true or false; got 'sometimes'");
+  ExpectInvalid("scheduler: {tp_collectives: nccl}\n", "'nccl'");
   ExpectInvalid("scheduler: {max_sequences: many}\n",
                 "'max_sequences' must be an integer in [1, 4096] (sequences per step); got 'many'");
   ExpectInvalid("workload:\n  num_requests: 0\n",

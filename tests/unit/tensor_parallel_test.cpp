@@ -5,9 +5,11 @@
 // two ranks), each rank's share of the bytes, a degree that does not divide the heads refused on
 // every rank, a rank that cannot open its model
 // reported by every rank, and a rank that hangs mid-step turned into an error within the deadline
-// instead of a hang.
+// instead of a hang. Every token test runs twice: all-reduces through host memory and on the
+// devices (the CPU plugin's shared-memory communicator, plugin ABI 1.4).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 #include <string>
 #include <thread>
@@ -51,10 +53,12 @@ struct TpRun {
   std::vector<std::vector<int32_t>> tokens;
   std::vector<RankStepStats> last_ranks;  // the last step's per-rank stats
   double bytes_per_token = 0;             // rank 0's kv_bytes_per_token
+  bool device_all_reduces = false;        // rank 0's executor summed on the devices
 };
 
 // Generates Prompts() with |ranks| thread ranks on the CPU, rank 0 sampling.
-TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dtype) {
+TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dtype,
+                        TpCollectives collectives = TpCollectives::kAuto) {
   auto group = MakeLocalCollectives(ranks, 30.0);
   auto device = testing_support::CpuDevice();
   auto model = TinyModel(model_name);
@@ -66,10 +70,12 @@ TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dt
   }
   TpRun run;
   {
-    auto executor =
-        LlamaExecutor::CreateTensorParallel(device, model, SmallOptions(kv_dtype), group[0]);
+    ExecutorOptions options = SmallOptions(kv_dtype);
+    options.tp_collectives = collectives;
+    auto executor = LlamaExecutor::CreateTensorParallel(device, model, options, group[0]);
     run.rank0 = executor.status();
     if (executor.ok()) {
+      run.device_all_reduces = (*executor)->device_all_reduces();
       auto generated = Generate(**executor, Prompts(), 10, SamplingParams{});
       run.rank0 = generated.status();
       if (generated.ok()) run.tokens = generated->tokens;
@@ -85,15 +91,27 @@ TpRun RunTensorParallel(int ranks, const std::string& model_name, uint32_t kv_dt
   return run;
 }
 
-// RunTensorParallel with every rank succeeding and rank 0's tokens equal to one device's.
+// RunTensorParallel with every rank succeeding and rank 0's tokens equal to one device's, with
+// the all-reduces through host memory and then on the devices; returns the second run.
 TpRun ExpectOneDeviceTokens(int ranks, const std::string& model_name, uint32_t kv_dtype) {
   const auto expected = OneDeviceTokens(model_name, kv_dtype);
   EXPECT_EQ(expected.size(), 3u);
-  TpRun run = RunTensorParallel(ranks, model_name, kv_dtype);
-  EXPECT_TRUE(run.rank0.ok()) << run.rank0.ToString();
-  EXPECT_TRUE(run.follower.ok()) << run.follower.ToString();
-  EXPECT_EQ(run.tokens, expected);
+  TpRun run;
+  for (TpCollectives collectives : {TpCollectives::kHost, TpCollectives::kDevice}) {
+    SCOPED_TRACE(TpCollectivesName(collectives));
+    run = RunTensorParallel(ranks, model_name, kv_dtype, collectives);
+    EXPECT_TRUE(run.rank0.ok()) << run.rank0.ToString();
+    EXPECT_TRUE(run.follower.ok()) << run.follower.ToString();
+    EXPECT_EQ(run.tokens, expected);
+    EXPECT_EQ(run.device_all_reduces, collectives == TpCollectives::kDevice);
+  }
   return run;
+}
+
+TEST(TensorParallel, AutoSumsOnTheCpuDevicesAndHostModeThroughHostMemory) {
+  EXPECT_TRUE(RunTensorParallel(2, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16).device_all_reduces);
+  EXPECT_FALSE(RunTensorParallel(2, "tiny-llama-f16.gguf", HWINFER_DTYPE_F16, TpCollectives::kHost)
+                   .device_all_reduces);
 }
 
 TEST(LocalCollective, SumsBroadcastsAndGathersAcrossThreeThreads) {
@@ -219,6 +237,7 @@ class HangingRank : public Collective {
   explicit HangingRank(std::shared_ptr<Collective> inner) : inner_(std::move(inner)) {}
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
+  double deadline_seconds() const override { return inner_->deadline_seconds(); }
   Status AllReduceSum(float*, int64_t, const std::string&) override {
     released_.wait();
     return Unavailable("released");
@@ -245,7 +264,9 @@ TEST(TensorParallel, ARankThatHangsFailsRankZerosStepWithinTheDeadline) {
     return LlamaExecutor::FollowTensorParallel(hanging, device, model);
   });
   {
-    auto executor = LlamaExecutor::CreateTensorParallel(device, model, SmallOptions(), group[0]);
+    ExecutorOptions options = SmallOptions();
+    options.tp_collectives = TpCollectives::kHost;
+    auto executor = LlamaExecutor::CreateTensorParallel(device, model, options, group[0]);
     ASSERT_TRUE(executor.ok()) << executor.status().ToString();
     auto step = (*executor)->Step({{1, {1, 450, 73}, true}});
     ASSERT_FALSE(step.ok());
@@ -257,6 +278,99 @@ TEST(TensorParallel, ARankThatHangsFailsRankZerosStepWithinTheDeadline) {
   }
   hanging->release.set_value();
   EXPECT_EQ(follower.get().code(), StatusCode::kUnavailable);
+}
+
+// A rank that receives a step's plan and then stops (stuck before its device all-reduces):
+// everything passes through |inner|, but the broadcast of the first step's plan ("rank 0's step
+// plan") returns only when the test releases it.
+class StuckAfterThePlan : public Collective {
+ public:
+  explicit StuckAfterThePlan(std::shared_ptr<Collective> inner) : inner_(std::move(inner)) {}
+  int rank() const override { return inner_->rank(); }
+  int size() const override { return inner_->size(); }
+  double deadline_seconds() const override { return inner_->deadline_seconds(); }
+  Status AllReduceSum(float* data, int64_t count, const std::string& what) override {
+    return inner_->AllReduceSum(data, count, what);
+  }
+  Status Broadcast(void* data, int64_t bytes, const std::string& what, bool idle) override {
+    Status status = inner_->Broadcast(data, bytes, what, idle);
+    if (what == "rank 0's step plan" && ++plan_parts_ == 1) released_.wait();
+    return status;
+  }
+  Status AllGather(const void* data, int64_t bytes, void* out, const std::string& what) override {
+    return inner_->AllGather(data, bytes, out, what);
+  }
+  std::promise<void> release;
+
+ private:
+  std::shared_ptr<Collective> inner_;
+  int plan_parts_ = 0;
+  std::shared_future<void> released_ = release.get_future().share();
+};
+
+TEST(TensorParallel, ARankStuckBeforeItsDeviceAllReducesFailsTheStepWithinTheDeadline) {
+  auto group = MakeLocalCollectives(2, 0.5);
+  auto stuck = std::make_shared<StuckAfterThePlan>(group[1]);
+  auto device = testing_support::CpuDevice();
+  auto model = TinyModel();
+  auto follower = std::async(std::launch::async, [&] {
+    return LlamaExecutor::FollowTensorParallel(stuck, device, model);
+  });
+  {
+    ExecutorOptions options = SmallOptions();
+    options.tp_collectives = TpCollectives::kDevice;
+    auto executor = LlamaExecutor::CreateTensorParallel(device, model, options, group[0]);
+    ASSERT_TRUE(executor.ok()) << executor.status().ToString();
+    ASSERT_TRUE((*executor)->device_all_reduces());
+    const auto begin = std::chrono::steady_clock::now();
+    auto step = (*executor)->Step({{1, {1, 450, 73}, true}});
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    ASSERT_FALSE(step.ok());
+    EXPECT_EQ(step.status().code(), StatusCode::kUnavailable);
+    EXPECT_NE(step.status().message().find("rank 0 of 2: the device all-reduces of step 1 on "
+                                           "cpu:0 did not finish within 0.5 s"),
+              std::string::npos)
+        << step.status().message();
+    EXPECT_LT(waited, 20.0);  // bounded: not a hang (the deadline is 0.5 s)
+    stuck->release.set_value();
+  }
+  // The released rank runs its step on the aborted communicator: it fails, naming rank 0.
+  const Status followed = follower.get();
+  EXPECT_EQ(followed.code(), StatusCode::kUnavailable);
+  EXPECT_NE(followed.message().find("rank 0 of 2 aborted the communicator"), std::string::npos)
+      << followed.message();
+}
+
+TEST(TensorParallel, DeviceCollectivesOnAPluginWithoutThemAreRefusedOnEveryRank) {
+  auto group = MakeLocalCollectives(2, 30.0);
+  auto devices = testing_support::SimulatedDevices(2);
+  ASSERT_EQ(devices.size(), 2u);
+  auto model = TinyModel();
+  auto follower = std::async(std::launch::async, [&] {
+    return LlamaExecutor::FollowTensorParallel(group[1], devices[1], model);
+  });
+  ExecutorOptions options = SmallOptions();
+  options.tp_collectives = TpCollectives::kDevice;
+  auto executor = LlamaExecutor::CreateTensorParallel(devices[0], model, options, group[0]);
+  ASSERT_FALSE(executor.ok());
+  EXPECT_EQ(executor.status().code(), StatusCode::kUnsupported);
+  EXPECT_NE(executor.status().message().find(
+                "--tp-collectives device: rank 0: sim:0: plugin 'sim' has no device collectives"),
+            std::string::npos)
+      << executor.status().message();
+  EXPECT_EQ(follower.get().code(), StatusCode::kUnsupported);
+}
+
+TEST(TensorParallel, TheCollectivesModeParsesItsThreeNames) {
+  for (TpCollectives mode : {TpCollectives::kAuto, TpCollectives::kHost, TpCollectives::kDevice}) {
+    auto parsed = ParseTpCollectives(TpCollectivesName(mode));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, mode);
+  }
+  auto bad = ParseTpCollectives("nccl");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("'nccl': expected auto, host"), std::string::npos);
 }
 
 }  // namespace

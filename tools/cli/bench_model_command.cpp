@@ -75,9 +75,17 @@ nlohmann::json RanksJson(const std::vector<RankFigures>& figures) {
   return ranks;
 }
 
-void PrintRanks(const std::vector<RankFigures>& figures, int ranks, uint32_t device_type) {
-  fmt::print("  tensor parallel over {} ranks (system MBU above: against {} x the bandwidth)\n",
-             ranks, ranks);
+void PrintRanks(const std::vector<RankFigures>& figures, const LlamaExecutor& executor,
+                uint32_t device_type) {
+  const int ranks = executor.tensor_parallel();
+  const std::string path = executor.all_reduce_path();
+  fmt::print(
+      "  tensor parallel over {} ranks, all-reduces {} (system MBU above: against {} x the "
+      "bandwidth)\n",
+      ranks,
+      path == "device" ? "on the devices"
+                       : (path == "host" ? "through host memory" : "modelled (simulated)"),
+      ranks);
   for (size_t r = 0; r < figures.size(); ++r) {
     fmt::print(
         "  rank {:<3}     {:>10}/step  device {:.2f} ms, all-reduce {:.2f} ms, MBU {:.1f}%\n", r,
@@ -193,7 +201,10 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
                           {"decode_mbu", mbu},
                           {"decode_mbu_spec", mbu_spec},
                           {"tensor_parallel", ranks}};
-    if (ranks > 1) out["ranks"] = RanksJson(rank_figures);
+    if (ranks > 1) {
+      out["ranks"] = RanksJson(rank_figures);
+      out["all_reduces"] = executor.all_reduce_path();
+    }
     fmt::print("{}\n", out.dump(2));
     return 0;
   }
@@ -211,7 +222,7 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
     fmt::print("  decode MBU   {:>9.1f}%         of the spec bandwidth {}\n", 100.0 * mbu_spec,
                FormatBandwidth(spec));
   }
-  if (ranks > 1) PrintRanks(rank_figures, ranks, (*opened)->device->info().device_type);
+  if (ranks > 1) PrintRanks(rank_figures, executor, (*opened)->device->info().device_type);
   return 0;
 }
 

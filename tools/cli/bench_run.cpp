@@ -187,6 +187,9 @@ StatusOr<std::unique_ptr<PreparedBench>> PrepareBench(const GlobalOptions& globa
   if (!flags.mode.empty()) {
     HWINFER_ASSIGN_OR_RETURN(config.scheduler.mode, ParseBatchingMode(flags.mode));
   }
+  if (!flags.tp_collectives.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(config.tp_collectives, ParseTpCollectives(flags.tp_collectives));
+  }
   if (!flags.kv_reservation.empty()) {
     HWINFER_ASSIGN_OR_RETURN(config.scheduler.kv_reservation,
                              ParseKvReservation(flags.kv_reservation));

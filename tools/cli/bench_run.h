@@ -39,6 +39,7 @@ struct BenchFlags {
   bool no_probe = false;         // --no-probe: no measured peaks (MBU/MFU against them read 0)
   int64_t tp = 1;                // --tp N: tensor-parallel ranks (one MPI process each)
   double tp_timeout_s = 60;      // --tp-timeout S: the longest wait for the other ranks
+  std::string tp_collectives;    // --tp-collectives auto|host|device ("" = the config's)
 };
 
 // The workload flags (--dataset, --num-requests, --output-len, --seed, --disable-shuffle) over

@@ -48,8 +48,9 @@ CLI::Validator SeedValue() {
       "SEED >= 0");
 }
 
-// --tp and --tp-timeout (generate, bench-model, bench, sweep).
-void AddTensorParallelFlags(CLI::App* command, int64_t& tp, double& timeout_s) {
+// --tp, --tp-timeout and --tp-collectives (generate, bench-model, eval, bench, sweep, serve).
+void AddTensorParallelFlags(CLI::App* command, int64_t& tp, double& timeout_s,
+                            std::string& collectives) {
   command
       ->add_option("--tp", tp,
                    "Tensor parallelism over N ranks, one MPI process each: mpirun -np N hwinfer "
@@ -60,6 +61,11 @@ void AddTensorParallelFlags(CLI::App* command, int64_t& tp, double& timeout_s) {
                    "With --tp: seconds a rank waits for the others before it reports them dead "
                    "or hung and stops the run")
       ->check(CLI::Range(0.1, 86400.0));
+  command
+      ->add_option("--tp-collectives", collectives,
+                   "With --tp: where the all-reduces run: auto (on the devices where every rank's "
+                   "plugin can, else through host memory; the default), host, or device")
+      ->check(CLI::IsMember({"auto", "host", "device"}));
 }
 
 // -m/--model, --backend, --device, --devices, --split, --layer-split, --kv-dtype,
@@ -93,7 +99,7 @@ void AddModelRunOptions(CLI::App* command, ModelRunOptions& options) {
   command->add_flag("!--no-decode-graphs", options.decode_graphs,
                     "Launch every decode step's kernels one by one instead of replaying a captured "
                     "graph (where the device can capture)");
-  AddTensorParallelFlags(command, options.tp, options.tp_timeout_s);
+  AddTensorParallelFlags(command, options.tp, options.tp_timeout_s, options.tp_collectives);
 }
 
 // --config, --backend, --device, --devices, --routing, --hardware, --mode, --kv-reservation,
@@ -123,7 +129,7 @@ void AddBenchFlags(CLI::App* command, BenchFlags& flags) {
                    "Which replica a request goes to: least_tokens (fewest outstanding tokens) "
                    "| round_robin")
       ->check(CLI::IsMember({"least_tokens", "round_robin"}));
-  AddTensorParallelFlags(command, flags.tp, flags.tp_timeout_s);
+  AddTensorParallelFlags(command, flags.tp, flags.tp_timeout_s, flags.tp_collectives);
   command->add_option(
       "--hardware", flags.hardware_file,
       "Hardware spec YAML (configs/hardware/*.yaml): spec peaks for MBU/MFU; also "
@@ -486,7 +492,8 @@ void AddServeCommand(CLI::App& app, const GlobalOptions& global, int& exit_code)
                       "Chat template family to use instead of the model's own");
   command->add_option("--max-sequences", options->max_sequences, "Sequences decoded together")
       ->check(IntegerIn(1, kMaxSequences));
-  AddTensorParallelFlags(command, options->run.tp, options->run.tp_timeout_s);
+  AddTensorParallelFlags(command, options->run.tp, options->run.tp_timeout_s,
+                         options->run.tp_collectives);
   command
       ->add_option("--kv-cache-tokens", options->kv_cache_tokens,
                    "KV cache capacity in tokens (default: 2 x the context)")

@@ -65,6 +65,10 @@ StatusOr<ExecutorOptions> ExecutorOptionsFor(const LlamaModel& model,
   executor_options.max_logit_rows = size.logit_rows;
   executor_options.kv_dtype = options.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
   executor_options.decode_graphs = options.decode_graphs;
+  if (!options.tp_collectives.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(executor_options.tp_collectives,
+                             ParseTpCollectives(options.tp_collectives));
+  }
   return executor_options;
 }
 

@@ -23,6 +23,7 @@ struct ModelRunOptions {
   bool decode_graphs = true;  // --no-decode-graphs turns decode-graph replay off
   int64_t tp = 1;             // --tp N: tensor-parallel ranks (one MPI process each)
   double tp_timeout_s = 60;   // --tp-timeout S: the longest wait for the other ranks
+  std::string tp_collectives;  // --tp-collectives auto|host|device ("" = auto, or the config's)
 };
 
 struct OpenedModel {

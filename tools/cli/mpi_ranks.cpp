@@ -54,6 +54,7 @@ class MpiCollective : public Collective {
       : rank_(rank), size_(size), deadline_seconds_(deadline_seconds) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
+  double deadline_seconds() const override { return deadline_seconds_; }
 
   Status AllReduceSum(float* data, int64_t count, const std::string& what) override {
     HWINFER_RETURN_IF_ERROR(CheckCount(count, what));

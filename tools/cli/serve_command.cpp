@@ -71,6 +71,7 @@ StatusOr<std::unique_ptr<ServeSetup>> Prepare(const GlobalOptions& global,
     engine.executor.kv_block_size = prepared->config.kv_block_size;
     engine.executor.kv_cache_tokens = prepared->config.kv_cache_tokens;
     engine.executor.decode_graphs = prepared->config.decode_graphs;
+    engine.executor.tp_collectives = prepared->config.tp_collectives;
     engine.executor.kv_dtype =
         prepared->config.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
   } else {
@@ -91,6 +92,10 @@ StatusOr<std::unique_ptr<ServeSetup>> Prepare(const GlobalOptions& global,
     engine.scheduler.max_batch_tokens = options.run.max_batch_tokens;
     engine.executor.decode_graphs = options.run.decode_graphs;
     engine.executor.kv_dtype = options.run.kv_dtype == "i8" ? HWINFER_DTYPE_I8 : HWINFER_DTYPE_F16;
+  }
+  if (!options.run.tp_collectives.empty()) {
+    HWINFER_ASSIGN_OR_RETURN(engine.executor.tp_collectives,
+                             ParseTpCollectives(options.run.tp_collectives));
   }
   if (options.max_sequences > 0) engine.scheduler.max_sequences = options.max_sequences;
   if (options.kv_cache_tokens > 0) engine.executor.kv_cache_tokens = options.kv_cache_tokens;

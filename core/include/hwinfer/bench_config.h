@@ -40,6 +40,8 @@
 //     kv_block_size: 16
 //     kv_dtype: f16 | i8
 //     decode_graphs: true           # replay captured decode graphs where the device can
+//     tp_collectives: auto          # --tp: all-reduces on the devices where they can | host |
+//                                   #   device (hwinfer/llama_executor.h, TpCollectives)
 //     devices: [cpu:0, vulkan:0]    # one model replica per device (docs/multi-device.md); each
 //                                   #   request goes to one: routing least_tokens | round_robin
 //     routing: least_tokens
@@ -70,6 +72,7 @@
 #include <string>
 #include <vector>
 
+#include "hwinfer/collective.h"
 #include "hwinfer/metrics.h"
 #include "hwinfer/replica_routing.h"
 #include "hwinfer/scheduler.h"
@@ -95,6 +98,7 @@ struct BenchConfig {
   int32_t kv_block_size = 16;
   std::string kv_dtype = "f16";
   bool decode_graphs = true;
+  TpCollectives tp_collectives = TpCollectives::kAuto;
   int64_t kv_cache_tokens = 0;
   double memory_utilization = 0.9;
   SloTargets slo;

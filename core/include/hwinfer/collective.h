@@ -18,6 +18,16 @@
 
 namespace hwinfer {
 
+// Tensor parallelism: where the ranks' all-reduces run.
+enum class TpCollectives : int32_t {
+  kAuto = 0,    // on the devices where every rank's plugin has device collectives, else kHost
+  kHost = 1,    // through host memory, over the Collective (MPI, threads)
+  kDevice = 2,  // on the devices (plugin ABI 1.4), or creating the executor fails saying why
+};
+// "auto", "host", "device"; parsed back by ParseTpCollectives (InvalidArgument naming the value).
+const char* TpCollectivesName(TpCollectives mode);
+StatusOr<TpCollectives> ParseTpCollectives(const std::string& text);
+
 class Collective {
  public:
   virtual ~Collective() = default;
@@ -31,6 +41,8 @@ class Collective {
   virtual Status Broadcast(void* data, int64_t bytes, const std::string& what, bool idle) = 0;
   // Each rank's |bytes| bytes at |data| into out [size(), bytes], in rank order, on every rank.
   virtual Status AllGather(const void* data, int64_t bytes, void* out, const std::string& what) = 0;
+  // How long a call waits for the other ranks (a device all-reduce is bounded by the same).
+  virtual double deadline_seconds() const = 0;
   // Ranks on simulated devices: the seconds a modelled interconnect takes to all-reduce |bytes|
   // (the all-reduce then moves no data: the simulator prices work, its values are not the
   // model's). 0 for ranks whose all-reduces really run (their time is measured).

@@ -66,6 +66,8 @@ struct ExecutorOptions {
   // Decode-only steps run from graphs captured once per batch size and replayed (CUDA graphs),
   // where the device can capture (Device::SupportsGraphs); elsewhere this changes nothing.
   bool decode_graphs = true;
+  // Tensor parallelism only: where the all-reduces run (ignored by one-rank executors).
+  TpCollectives tp_collectives = TpCollectives::kAuto;
   // InvalidArgument naming the field when a value is out of range.
   Status Validate() const;
 };
@@ -224,6 +226,12 @@ class LlamaExecutor {
   // Tensor-parallel ranks (1 without tensor parallelism) and this process's rank.
   int tensor_parallel() const;
   int rank() const;
+  // Tensor parallelism: true when the all-reduces run on the devices (a device communicator),
+  // false when they go through host memory.
+  bool device_all_reduces() const;
+  // Where the all-reduces run: "device", "host", "modelled" (simulated ranks: priced by the
+  // interconnect model) or "none" (no tensor parallelism).
+  const char* all_reduce_path() const;
 
  private:
   struct Impl;
@@ -247,6 +255,9 @@ class LlamaExecutor {
   Status SharePlan(const executor_internal::StepShape& shape);
   // Every rank's stats of the step just run, into last_step_.ranks on rank 0.
   Status GatherRankStats();
+  // Every rank, after the shards were created and agreed: joins a device communicator when
+  // options_.tp_collectives allows it and every rank's device can (the outcome agreed by all).
+  Status SetUpDeviceAllReduces();
   // CreateSplit's parts for one device: its stream, events, weights, activations and KV pools
   // (memory checked first); then the kernels of its part of the model asked for.
   static Status OpenStage(Impl& impl, executor_internal::Stage& stage,
@@ -264,10 +275,15 @@ class LlamaExecutor {
       const std::vector<int64_t>& wanted,
       const std::function<Status(const hwinfer_kernel_desc&, const char*)>& count);
   // Tensor parallelism: sums the ranks' F32 rows [|count_floats|] at byte |offset| of |stage|'s
-  // activations through host memory (after layer |layer|'s |what|), or, where the collective
-  // models its interconnect (simulated ranks), adds the modelled time to |*modelled_seconds|.
+  // activations (after layer |layer|'s |what|): enqueued on the device communicator, or through
+  // host memory; where the collective models its interconnect (simulated ranks), only adds the
+  // modelled time to |*modelled_seconds|.
   Status AllReduceRows(executor_internal::Stage& stage, uint64_t offset, int64_t count_floats,
                        int64_t layer, const char* what, double* modelled_seconds);
+  // Waits for |stage|'s stream; with a device communicator, at most the group's deadline (then
+  // the communicator is aborted and the error names |what|), and adds the step's all-reduce
+  // time to last_step_.comm_seconds.
+  Status SynchronizeStage(executor_internal::Stage& stage, const std::string& what);
   // The decode graph for |shape|'s batch size, captured on first use.
   StatusOr<const Graph*> DecodeGraph(const executor_internal::StepShape& shape);
   // Enqueues the device copy of KV block |from| to |to| in every layer (copy-on-write).

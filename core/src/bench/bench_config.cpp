@@ -41,7 +41,8 @@ const std::vector<std::string_view> kWorkloadKeys = {
 const std::vector<std::string_view> kSchedulerKeys = {
     "mode",          "kv_reservation", "max_batch_tokens", "max_sequences",   "batch_timeout_ms",
     "ageing_s",      "kv_block_size",  "kv_dtype",         "kv_cache_tokens", "memory_utilization",
-    "decode_graphs", "devices",        "routing",          "split",           "layer_split"};
+    "decode_graphs", "devices",        "routing",          "split",           "layer_split",
+    "tp_collectives"};
 const std::vector<std::string_view> kMetricsKeys = {"slo"};
 const std::vector<std::string_view> kSloKeys = {"ttft_ms", "tpot_ms", "e2el_ms"};
 const std::vector<std::string_view> kOutputKeys = {"json", "csv", "markdown", "tokens",
@@ -60,6 +61,7 @@ const std::vector<std::string_view> kKvDtypes = {"f16", "i8"};
 // Same names and order as ReplicaRouting (hwinfer/replica_routing.h).
 const std::vector<std::string_view> kRoutings = {"least_tokens", "round_robin"};
 const std::vector<std::string_view> kSplits = {"replicas", "layers"};
+const std::vector<std::string_view> kTpCollectives = {"auto", "host", "device"};
 
 constexpr double kSecondsPerMs = 1e-3;
 constexpr double kMaxBatchTimeoutMs = 86400e3;
@@ -481,6 +483,10 @@ Status ReadScheduler(const ParseContext& ctx, const MapEntry& section, BenchConf
                                                  "tokens; 0 = fit memory_utilization"));
     } else if (entry.key == "decode_graphs") {
       HWINFER_ASSIGN_OR_RETURN(config.decode_graphs, config_internal::GetBool(ctx.file, entry));
+    } else if (entry.key == "tp_collectives") {
+      HWINFER_ASSIGN_OR_RETURN(const size_t index, GetChoice(ctx, entry, kTpCollectives));
+      HWINFER_ASSIGN_OR_RETURN(config.tp_collectives,
+                               ParseTpCollectives(std::string(kTpCollectives[index])));
     } else if (entry.key == "devices") {
       HWINFER_ASSIGN_OR_RETURN(config.devices, ReadDeviceList(ctx, entry));
     } else if (entry.key == "split") {

@@ -376,6 +376,7 @@ ExecutorOptions ExecutorOptionsOf(const BenchConfig& config) {
   eo.max_sequences = config.scheduler.max_sequences;
   eo.kv_block_size = config.kv_block_size;
   eo.decode_graphs = config.decode_graphs;
+  eo.tp_collectives = config.tp_collectives;
   return eo;
 }
 
@@ -509,7 +510,9 @@ nlohmann::json TensorParallelJson(const BenchReplica& replica) {
                      {"comm_seconds", totals[r].comm_seconds},
                      {"comm_ms_per_step", totals[r].comm_seconds / steps * 1e3}});
   }
-  return {{"ranks", totals.size()}, {"per_rank", std::move(ranks)}};
+  return {{"ranks", totals.size()},
+          {"all_reduces", replica.executor().all_reduce_path()},
+          {"per_rank", std::move(ranks)}};
 }
 
 // Each replica's requests and steps summarised against its own peaks.

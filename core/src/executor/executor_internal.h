@@ -18,6 +18,7 @@
 
 #include "hwinfer/collective.h"
 #include "hwinfer/device.h"
+#include "hwinfer/device_comm.h"
 #include "hwinfer/llama_executor.h"
 #include "hwinfer/llama_weights.h"
 
@@ -121,6 +122,12 @@ struct LlamaExecutor::Impl {
   executor_internal::IntLayout ints;
   int64_t max_blocks_per_seq = 0;
   uint32_t kv_dtype = HWINFER_DTYPE_F16;
+  // Tensor parallelism on device collectives: this rank's communicator, and an event pair around
+  // each of a step's all-reduces (their device time is the step's comm_seconds). Declared before
+  // the stages: destroyed after them, once their streams have finished its all-reduces.
+  DeviceComm device_comm;
+  std::vector<std::pair<Event, Event>> comm_events;  // [2 x layers]
+  size_t comm_events_used = 0;                        // in the current step
   std::vector<executor_internal::Stage> stages;  // in layer order
 
   // Host staging, alive until the step's final synchronize.

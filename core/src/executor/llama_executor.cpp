@@ -11,6 +11,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "executor_internal.h"
@@ -58,6 +59,11 @@ Status ExecutorOptions::Validate() const {
         fmt::format("max_logit_rows is {}; expected in [0, {}] (0 = one a sequence)",
                     max_logit_rows, kMaxBatchTokens));
   }
+  if (tp_collectives != TpCollectives::kAuto && tp_collectives != TpCollectives::kHost &&
+      tp_collectives != TpCollectives::kDevice) {
+    return InvalidArgument(fmt::format("tp_collectives is {}; expected auto, host or device",
+                                       static_cast<int32_t>(tp_collectives)));
+  }
   return Status::Ok();
 }
 
@@ -83,7 +89,8 @@ LlamaExecutor::~LlamaExecutor() {
     }
   }
   for (Stage& stage : impl_->stages) {
-    if (stage.stream.handle() != nullptr) (void)stage.stream.Synchronize();
+    // A failed step may leave a device all-reduce waiting for a rank that is gone: bounded.
+    if (stage.stream.handle() != nullptr) (void)SynchronizeStage(stage, "finishing its last step");
   }
 }
 
@@ -123,6 +130,14 @@ int LlamaExecutor::tensor_parallel() const {
 
 int LlamaExecutor::rank() const {
   return impl_->collective != nullptr ? impl_->collective->rank() : 0;
+}
+
+bool LlamaExecutor::device_all_reduces() const { return impl_->device_comm.valid(); }
+
+const char* LlamaExecutor::all_reduce_path() const {
+  if (impl_->collective == nullptr) return "none";
+  if (impl_->device_comm.valid()) return "device";
+  return impl_->collective->ModelledAllReduceSeconds(1) > 0 ? "modelled" : "host";
 }
 
 Status LlamaExecutor::Release(SequenceId sequence) { return kv_.Release(sequence); }
@@ -449,16 +464,48 @@ StatusOr<double> LlamaExecutor::RunStage(Stage& stage, bool first, const StepSha
     }
   }
   HWINFER_RETURN_IF_ERROR(stage.end.Record(stream));
-  HWINFER_RETURN_IF_ERROR(stream.Synchronize().WithContext(
-      impl.stages.size() == 1 ? std::string("executor step")
-                              : fmt::format("executor step on {}", stage.device->id())));
+  HWINFER_RETURN_IF_ERROR(SynchronizeStage(stage, fmt::format("step {}", steps_run_ + 1)));
   HWINFER_ASSIGN_OR_RETURN(const uint64_t step_ns, Event::ElapsedNs(stage.start, stage.end));
   return static_cast<double>(step_ns) * 1e-9 + modelled_seconds;
+}
+
+Status LlamaExecutor::SynchronizeStage(Stage& stage, const std::string& what) {
+  Impl& impl = *impl_;
+  const auto synchronize = [&] {
+    return stage.stream.Synchronize().WithContext(
+        impl.stages.size() == 1 ? std::string("executor step")
+                                : fmt::format("executor step on {}", stage.device->id()));
+  };
+  if (!impl.device_comm.valid()) return synchronize();
+  // The device all-reduces wait for every rank: bounded by the group's deadline.
+  const size_t used = std::exchange(impl.comm_events_used, 0);
+  HWINFER_RETURN_IF_ERROR(impl.device_comm.Guard(
+      synchronize, impl.collective->deadline_seconds(),
+      fmt::format("the device all-reduces of {} on {}", what, stage.device->id())));
+  for (size_t i = 0; i < used; ++i) {
+    HWINFER_ASSIGN_OR_RETURN(
+        const uint64_t ns, Event::ElapsedNs(impl.comm_events[i].first, impl.comm_events[i].second));
+    last_step_.comm_seconds += static_cast<double>(ns) * 1e-9;
+  }
+  return Status::Ok();
 }
 
 Status LlamaExecutor::AllReduceRows(Stage& stage, uint64_t offset, int64_t count_floats,
                                     int64_t layer, const char* what, double* modelled_seconds) {
   Impl& impl = *impl_;
+  if (impl.device_comm.valid()) {  // on the devices, in order with the step's kernels
+    if (impl.comm_events_used >= impl.comm_events.size()) {
+      return Internal(fmt::format("step {}: more all-reduces than the {} the executor times",
+                                  steps_run_ + 1, impl.comm_events.size()));
+    }
+    auto& [begin, end] = impl.comm_events[impl.comm_events_used++];
+    HWINFER_RETURN_IF_ERROR(begin.Record(stage.stream));
+    HWINFER_RETURN_IF_ERROR(
+        impl.device_comm.AllReduceSum(stage.stream, stage.activations, offset, count_floats)
+            .WithContext(fmt::format("the device all-reduce after layer {}'s {} (step {})", layer,
+                                     what, steps_run_ + 1)));
+    return end.Record(stage.stream);
+  }
   const uint64_t bytes = static_cast<uint64_t>(count_floats) * sizeof(float);
   const double modelled = impl.collective->ModelledAllReduceSeconds(static_cast<int64_t>(bytes));
   if (modelled > 0) {  // simulated ranks: only the interconnect model's time

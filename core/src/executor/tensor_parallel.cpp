@@ -11,12 +11,23 @@
 #include <type_traits>
 
 #include "executor_internal.h"
+#include "hwinfer/device_comm.h"
 #include "hwinfer/llama_executor.h"
+#include "hwinfer/log.h"
+#include "hwinfer/plugin_loader.h"
 
 namespace hwinfer {
 namespace {
 
+using executor_internal::Stage;
 using executor_internal::StepShape;
+
+// Rank 0's communicator id, or that it could not make one.
+struct CommIdMessage {
+  int64_t made = 0;
+  hwinfer_comm_id id{};
+};
+static_assert(std::is_trivially_copyable_v<CommIdMessage>, "sent as bytes");
 
 // The fixed-size part of a step's plan; |stop| ends the other ranks' Follow (rank 0's executor
 // is gone).
@@ -60,8 +71,9 @@ StatusOr<std::unique_ptr<LlamaExecutor>> LlamaExecutor::CreateTensorParallel(
       device == nullptr || model == nullptr
           ? StatusOr<std::unique_ptr<LlamaExecutor>>(InvalidArgument("no device or model"))
           : Build({device}, model, options, {}, collective);
-  const Status agreed =
+  Status agreed =
       AgreeOnStatus(*collective, created.ok() ? Status::Ok() : created.status(), kCreating);
+  if (agreed.ok()) agreed = (*created)->SetUpDeviceAllReduces();
   if (!agreed.ok()) {
     // The other ranks are not following: this executor must not send them a stop.
     if (created.ok()) (*created)->impl_->followers_stopped = true;
@@ -90,6 +102,7 @@ Status LlamaExecutor::FollowTensorParallel(const std::shared_ptr<Collective>& co
         Build({device}, model, message.options, {}, collective);
     HWINFER_RETURN_IF_ERROR(
         AgreeOnStatus(*collective, created.ok() ? Status::Ok() : created.status(), kCreating));
+    HWINFER_RETURN_IF_ERROR((*created)->SetUpDeviceAllReduces());
     HWINFER_RETURN_IF_ERROR((*created)->Follow());
   }
 }
@@ -99,6 +112,68 @@ Status LlamaExecutor::FailTensorParallel(Collective& collective, const Status& w
   HWINFER_RETURN_IF_ERROR(ShareCreateMessage(collective, &message));
   if (message.end != 0) return Status::Ok();
   return AgreeOnStatus(collective, why, kCreating);
+}
+
+Status LlamaExecutor::SetUpDeviceAllReduces() {
+  Impl& impl = *impl_;
+  Collective& collective = *impl.collective;
+  const TpCollectives mode = options_.tp_collectives;  // the same on every rank (rank 0's)
+  if (mode == TpCollectives::kHost ||
+      (mode == TpCollectives::kAuto && collective.ModelledAllReduceSeconds(1) > 0)) {
+    return Status::Ok();  // host memory, or simulated ranks (their all-reduces are modelled)
+  }
+  Stage& stage = impl.stages.front();
+  const std::shared_ptr<Device>& device = stage.device;
+  const auto fall_back = [&](const Status& why) {
+    if (mode == TpCollectives::kDevice) {
+      return why.WithContext("--tp-collectives device");
+    }
+    if (collective.rank() == 0) {
+      Log(LogLevel::kInfo, "executor",
+          "tensor parallelism: all-reduces through host memory (" + why.message() + ")");
+    }
+    return Status::Ok();
+  };
+  // 1. Can every rank's device? (Nobody waits in a join a rank will never make.)
+  const Status able = AgreeOnStatus(
+      collective,
+      DeviceComm::Supported(*device)
+          ? Status::Ok()
+          : Unsupported(fmt::format("{}: plugin '{}' has no device collectives (ABI 1.4)",
+                                    device->id(), device->plugin().name())),
+      "checking the devices' collectives");
+  if (!able.ok()) return able.code() == StatusCode::kUnsupported ? fall_back(able) : able;
+  // 2. Rank 0 makes the id; every rank gets it.
+  CommIdMessage message;
+  Status made = Status::Ok();
+  if (collective.rank() == 0) {
+    StatusOr<hwinfer_comm_id> id = DeviceComm::CreateId(*device);
+    made = id.status();
+    if (id.ok()) message.id = *id, message.made = 1;
+  }
+  HWINFER_RETURN_IF_ERROR(
+      collective.Broadcast(&message, sizeof(message), "the device communicator's id", false));
+  made = AgreeOnStatus(collective, made, "making the device communicator's id");
+  if (!made.ok()) return fall_back(made);
+  // 3. Every rank joins, within the group's deadline.
+  StatusOr<DeviceComm> comm = DeviceComm::Init(device, message.id, collective.size(),
+                                               collective.rank(), collective.deadline_seconds());
+  const Status joined = AgreeOnStatus(collective, comm.status(), "joining the device communicator");
+  if (!joined.ok()) return fall_back(joined);
+  // An event pair per all-reduce of a step: two per layer.
+  const int64_t layers = stage.end_layer - stage.first_layer;
+  for (int64_t i = 0; i < 2 * layers; ++i) {
+    HWINFER_ASSIGN_OR_RETURN(Event begin, device->CreateEvent());
+    HWINFER_ASSIGN_OR_RETURN(Event end, device->CreateEvent());
+    impl.comm_events.emplace_back(std::move(begin), std::move(end));
+  }
+  impl.device_comm = std::move(*comm);
+  if (collective.rank() == 0) {
+    Log(LogLevel::kInfo, "executor",
+        fmt::format("tensor parallelism: all-reduces on the devices ({} communicator of {} ranks)",
+                    device->plugin().name(), collective.size()));
+  }
+  return Status::Ok();
 }
 
 Status LlamaExecutor::SharePlan(const StepShape& shape) {

@@ -57,6 +57,8 @@ class Rendezvous {
     return broken_;
   }
 
+  double deadline_seconds() const { return deadline_seconds_; }
+
  private:
   std::mutex mutex_;
   std::condition_variable released_;
@@ -116,6 +118,8 @@ class LocalCollective : public Collective {
         },
         what, false);
   }
+
+  double deadline_seconds() const override { return rendezvous_->deadline_seconds(); }
 
   double ModelledAllReduceSeconds(int64_t bytes) const override {
     return interconnect_.AllReduceSeconds(size_, static_cast<double>(bytes));

@@ -52,8 +52,10 @@ extern "C" {
  *        (hwinfer_plugin_api.stream_begin_capture .. graph_destroy).
  *   1.2: weight dtypes Q4_1, Q5_0, Q5_1, Q2_K .. Q6_K and IQ4_NL for matmul_quantized and
  *        embedding (no struct or table changes; a 1.1 plugin answers UNSUPPORTED for them).
- *   1.3: HWINFER_KERNEL_ARGMAX (kernel_table.argmax): greedy token choice on the device. */
-#define HWINFER_ABI_MINOR 3u
+ *   1.3: HWINFER_KERNEL_ARGMAX (kernel_table.argmax): greedy token choice on the device.
+ *   1.4: device collectives (hwinfer_plugin_api.comm_create_id .. comm_destroy): an all-reduce
+ *        of F32 values across the devices of several ranks, enqueued on a stream. */
+#define HWINFER_ABI_MINOR 4u
 
 /* The one exported symbol. Declared with HWINFER_PLUGIN_EXPORT in the plugin. */
 #define HWINFER_PLUGIN_QUERY_SYMBOL "hwinfer_plugin_query"
@@ -135,6 +137,14 @@ typedef struct hwinfer_buffer hwinfer_buffer; /* one memory allocation on a devi
 typedef struct hwinfer_stream hwinfer_stream; /* an in-order queue of copies and kernels */
 typedef struct hwinfer_event hwinfer_event;   /* a point in a stream; carries a device timestamp */
 typedef struct hwinfer_graph hwinfer_graph;   /* captured stream work, replayable (ABI 1.1) */
+typedef struct hwinfer_comm hwinfer_comm; /* one rank's end of a communicator (ABI 1.4) */
+
+/* Names one communicator to every rank that joins it (ABI 1.4): made once by comm_create_id, sent
+ * to the other ranks by the host (any transport), passed to comm_init on every rank. Opaque. */
+#define HWINFER_COMM_ID_BYTES 128u
+typedef struct hwinfer_comm_id {
+  uint8_t bytes[HWINFER_COMM_ID_BYTES];
+} hwinfer_comm_id;
 
 /* ------------------------------------------------------------------------------------------------
  * Data types and quantized block layouts
@@ -840,6 +850,44 @@ typedef struct hwinfer_plugin_api {
   hwinfer_error* (*stream_end_capture)(hwinfer_stream* stream, hwinfer_graph** out);
   hwinfer_error* (*graph_launch)(hwinfer_graph* graph, hwinfer_stream* stream);
   void (*graph_destroy)(hwinfer_graph* graph);
+
+  /* --- device collectives (ABI 1.4; all six slots NULL where the plugin has none) -------------
+   *
+   * Tensor parallelism sums partial activations across ranks (processes or threads, one device
+   * each) twice per layer. These slots let a plugin do it on its devices (NCCL, RCCL, shared
+   * memory) instead of the host copying the values out, summing them and copying them back. The
+   * host creates one id on one rank, sends it to the others itself, and every rank joins.
+   *
+   * comm_create_id: a fresh id, unique among the communicators alive on this machine (and, for a
+   * plugin that spans machines, among its peers').
+   * comm_init: joins rank |rank| (< |nranks|) of the communicator |id| on |device|. Blocks until
+   * every rank has joined, at most |timeout_ns| nanoseconds (then UNAVAILABLE, nothing leaked).
+   * Every rank must pass the same id and nranks and a different rank. A device may be in several
+   * communicators; ranks of one communicator may share a device where the plugin allows it (NCCL
+   * does not: it answers INVALID_ARGUMENT "duplicate GPU").
+   * comm_all_reduce_sum_f32: enqueues on |stream| (of the communicator's device) the in-place sum
+   * over the ranks of the |count| F32 values at byte |offset| of |buffer|: when the stream passes
+   * it, every rank's values are the sum, the same bits on every rank. Every rank must enqueue the
+   * same sequence of all-reduces with the same counts. It completes only when every rank's stream
+   * has reached its matching call: a rank that never does leaves the others' streams waiting
+   * until comm_abort.
+   * comm_get_error: NULL while the communicator is healthy, else the error that broke it (a peer
+   * gone, a transport failure, an abort). Never blocks; the host polls it while it waits.
+   * comm_abort: breaks the communicator: every queued or running all-reduce of it on this rank
+   * finishes with an error (its stream's next synchronize returns it) without waiting for the
+   * other ranks, and so does every later one. Never blocks on other ranks. Thread-safe against
+   * the stream's work and comm_get_error.
+   * comm_destroy: frees this rank's end. Streams that ran its all-reduces must have finished
+   * them (synchronized), or it must have been aborted and the streams synchronized since. */
+  hwinfer_error* (*comm_create_id)(hwinfer_plugin* plugin, hwinfer_comm_id* out_id);
+  hwinfer_error* (*comm_init)(hwinfer_device* device, const hwinfer_comm_id* id, uint32_t nranks,
+                              uint32_t rank, uint64_t timeout_ns, hwinfer_comm** out);
+  hwinfer_error* (*comm_all_reduce_sum_f32)(hwinfer_comm* comm, hwinfer_stream* stream,
+                                            hwinfer_buffer* buffer, uint64_t offset,
+                                            uint64_t count);
+  hwinfer_error* (*comm_get_error)(hwinfer_comm* comm);
+  void (*comm_abort)(hwinfer_comm* comm);
+  void (*comm_destroy)(hwinfer_comm* comm);
 } hwinfer_plugin_api;
 
 /* The exported entry point. The host passes its ABI major and the newest minor it understands.

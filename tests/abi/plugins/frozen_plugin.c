@@ -1,5 +1,5 @@
 /*
- * frozen_plugin.c — hwinfer-abi-frozen.so, -frozen-1-1.so and -frozen-1-2.so: a plugin
+ * frozen_plugin.c — hwinfer-abi-frozen.so, -frozen-1-1.so .. -frozen-1-3.so: a plugin
  * compiled ONLY against a frozen header (tests/abi/frozen/v1_<ABI_FROZEN_MINOR>/hwinfer/plugin.h),
  * standing for a vendor binary built years ago. Every later hwinfer of major 1 must load it, list
  * its device, allocate, copy and run its one kernel (bandwidth_probe). It must not be rebuilt
@@ -20,8 +20,10 @@
 const abi_backend_config abi_backend = {"abi-frozen", "Frozen 1.0 device", {0}, 0};
 #elif ABI_FROZEN_MINOR == 1
 const abi_backend_config abi_backend = {"abi-frozen-1-1", "Frozen 1.1 device", {0}, 0};
-#else
+#elif ABI_FROZEN_MINOR == 2
 const abi_backend_config abi_backend = {"abi-frozen-1-2", "Frozen 1.2 device", {0}, 0};
+#else
+const abi_backend_config abi_backend = {"abi-frozen-1-3", "Frozen 1.3 device", {0}, 0};
 #endif
 
 HWINFER_PLUGIN_EXPORT hwinfer_error* hwinfer_plugin_query(uint32_t abi_major,

@@ -64,6 +64,12 @@ struct StreamBase {
 struct EventBase {
   hwinfer_device* device = nullptr;
 };
+// One rank's end of a communicator (ABI 1.4, comm_slots.h): the device it joined on, set by the
+// kit after the backend's init_comm.
+struct CommBase {
+  hwinfer_device* device = nullptr;
+  uint32_t nranks = 0, rank = 0;
+};
 
 // The plugin's handle types, named through its backend struct B: inside the kit's templates the
 // structs are then dependent types, looked at when a plugin instantiates them (where they are
@@ -76,6 +82,7 @@ struct Handles {
   using Stream = hwinfer_stream;
   using Event = hwinfer_event;
   using Graph = hwinfer_graph;
+  using Comm = hwinfer_comm;
 };
 template <typename B>
 using PluginOf = typename Handles<B>::Plugin;
@@ -89,6 +96,8 @@ template <typename B>
 using EventOf = typename Handles<B>::Event;
 template <typename B>
 using GraphOf = typename Handles<B>::Graph;
+template <typename B>
+using CommOf = typename Handles<B>::Comm;
 
 }  // namespace hwinfer::kit
 

@@ -28,13 +28,15 @@
 // init_event(hwinfer_device&, hwinfer_event&), destroy_event(hwinfer_event&),
 // close_device(hwinfer_device&), kDeviceCountOption (the plugin option an out-of-range ordinal's
 // message names), after_enqueue(hwinfer_stream*, hwinfer_error*) (kernel_slots.h), the four graph
-// members (graph_slots.h). host_memory.h provides the memory half for host-memory devices.
+// members (graph_slots.h), the six device-collective members (comm_slots.h). host_memory.h
+// provides the memory half for host-memory devices.
 // The copies and events get valid, same-device handles, in-range offsets and size > 0.
 #ifndef HWINFER_SDK_KIT_PLUGIN_API_H_
 #define HWINFER_SDK_KIT_PLUGIN_API_H_
 
 #include <type_traits>
 
+#include "hwinfer/kit/comm_slots.h"
 #include "hwinfer/kit/graph_slots.h"
 #include "hwinfer/kit/kernel_query.h"
 #include "hwinfer/kit/kernel_slots.h"
@@ -80,7 +82,8 @@ hwinfer_error* kernel_query(DeviceOf<B>* device, const hwinfer_kernel_desc* desc
 
 }  // namespace slots
 
-// The API table of |B| around |kernels| (graph slots when B captures: graph_slots.h).
+// The API table of |B| around |kernels| (graph slots when B captures: graph_slots.h; collective
+// slots when B has them: comm_slots.h).
 template <typename B>
 hwinfer_plugin_api make_plugin_api(const hwinfer_kernel_table* kernels) {
   hwinfer_plugin_api api{};
@@ -119,6 +122,14 @@ hwinfer_plugin_api make_plugin_api(const hwinfer_kernel_table* kernels) {
     api.stream_end_capture = &slots::stream_end_capture<B>;
     api.graph_launch = &slots::graph_launch<B>;
     api.graph_destroy = &slots::graph_destroy<B>;
+  }
+  if constexpr (HasComms<B>::value) {
+    api.comm_create_id = &slots::comm_create_id<B>;
+    api.comm_init = &slots::comm_init<B>;
+    api.comm_all_reduce_sum_f32 = &slots::comm_all_reduce_sum_f32<B>;
+    api.comm_get_error = &slots::comm_get_error<B>;
+    api.comm_abort = &slots::comm_abort<B>;
+    api.comm_destroy = &slots::comm_destroy<B>;
   }
   return api;
 }
