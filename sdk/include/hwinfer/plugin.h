@@ -870,7 +870,8 @@ typedef struct hwinfer_plugin_api {
    * it, every rank's values are the sum, the same bits on every rank. Every rank must enqueue the
    * same sequence of all-reduces with the same counts. It completes only when every rank's stream
    * has reached its matching call: a rank that never does leaves the others' streams waiting
-   * until comm_abort.
+   * until comm_abort. An offset that is not a multiple of 4 is INVALID_ARGUMENT, a range past
+   * the buffer OUT_OF_RANGE; count 0 enqueues nothing.
    * comm_get_error: NULL while the communicator is healthy, else the error that broke it (a peer
    * gone, a transport failure, an abort). Never blocks; the host polls it while it waits.
    * comm_abort: breaks the communicator: every queued or running all-reduce of it on this rank
