@@ -51,8 +51,7 @@ struct CpuBackend : kit::HostMemory<CpuBackend>, CpuKernels {
                                   uint32_t nranks, uint32_t rank, uint64_t timeout_ns,
                                   hwinfer_comm** out);
   static hwinfer_error* all_reduce_sum_f32(hwinfer_comm& comm, hwinfer_stream& stream,
-                                           hwinfer_buffer& buffer, uint64_t offset,
-                                           uint64_t count);
+                                           hwinfer_buffer& buffer, uint64_t offset, uint64_t count);
   static hwinfer_error* comm_error(hwinfer_comm& comm);
   static void abort_comm(hwinfer_comm& comm);
   static void destroy_comm(hwinfer_comm* comm);

@@ -127,18 +127,16 @@ TEST_P(FrozenPluginTest, AllocatesCopiesAndRunsTheProbe) {
   ASSERT_TRUE(elapsed.ok()) << elapsed.status().ToString();
 }
 
-INSTANTIATE_TEST_SUITE_P(AbiCompat, FrozenPluginTest,
-                         ::testing::Values(FrozenPlugin{"hwinfer-abi-frozen.so", "abi-frozen", 0,
-                                                        "Frozen 1.0 device"},
-                                           FrozenPlugin{"hwinfer-abi-frozen-1-1.so",
-                                                        "abi-frozen-1-1", 1, "Frozen 1.1 device"},
-                                           FrozenPlugin{"hwinfer-abi-frozen-1-2.so",
-                                                        "abi-frozen-1-2", 2, "Frozen 1.2 device"},
-                                           FrozenPlugin{"hwinfer-abi-frozen-1-3.so",
-                                                        "abi-frozen-1-3", 3, "Frozen 1.3 device"}),
-                         [](const ::testing::TestParamInfo<FrozenPlugin>& param_info) {
-                           return "AbiOneDot" + std::to_string(param_info.param.abi_minor);
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AbiCompat, FrozenPluginTest,
+    ::testing::Values(
+        FrozenPlugin{"hwinfer-abi-frozen.so", "abi-frozen", 0, "Frozen 1.0 device"},
+        FrozenPlugin{"hwinfer-abi-frozen-1-1.so", "abi-frozen-1-1", 1, "Frozen 1.1 device"},
+        FrozenPlugin{"hwinfer-abi-frozen-1-2.so", "abi-frozen-1-2", 2, "Frozen 1.2 device"},
+        FrozenPlugin{"hwinfer-abi-frozen-1-3.so", "abi-frozen-1-3", 3, "Frozen 1.3 device"}),
+    [](const ::testing::TestParamInfo<FrozenPlugin>& param_info) {
+      return "AbiOneDot" + std::to_string(param_info.param.abi_minor);
+    });
 
 TEST(AbiCompat, FrozenPluginWithoutImportSlotAnswersUnsupported) {
   auto plugin = Plugin::Load(TestPlugin("hwinfer-abi-frozen.so"));

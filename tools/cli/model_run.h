@@ -20,9 +20,9 @@ struct ModelRunOptions {
   std::string layer_split;  // --layer-split 11,11: layers per device ("" = by free memory)
   std::string kv_dtype = "f16";
   int64_t max_batch_tokens = 512;
-  bool decode_graphs = true;  // --no-decode-graphs turns decode-graph replay off
-  int64_t tp = 1;             // --tp N: tensor-parallel ranks (one MPI process each)
-  double tp_timeout_s = 60;   // --tp-timeout S: the longest wait for the other ranks
+  bool decode_graphs = true;   // --no-decode-graphs turns decode-graph replay off
+  int64_t tp = 1;              // --tp N: tensor-parallel ranks (one MPI process each)
+  double tp_timeout_s = 60;    // --tp-timeout S: the longest wait for the other ranks
   std::string tp_collectives;  // --tp-collectives auto|host|device ("" = auto, or the config's)
 };
 

@@ -23,6 +23,8 @@ class DeviceComm {
  public:
   // True when |device|'s plugin fills all six collective slots.
   static bool Supported(const Device& device);
+  // Ok when Supported, else Unsupported naming the device and its plugin.
+  static Status RequireSupported(const Device& device);
   // A fresh communicator id from |device|'s plugin, to be sent to every rank (Unsupported without
   // the slots).
   static StatusOr<hwinfer_comm_id> CreateId(const Device& device);

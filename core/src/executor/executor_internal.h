@@ -127,8 +127,8 @@ struct LlamaExecutor::Impl {
   // the stages: destroyed after them, once their streams have finished its all-reduces.
   DeviceComm device_comm;
   std::vector<std::pair<Event, Event>> comm_events;  // [2 x layers]
-  size_t comm_events_used = 0;                        // in the current step
-  std::vector<executor_internal::Stage> stages;  // in layer order
+  size_t comm_events_used = 0;                       // in the current step
+  std::vector<executor_internal::Stage> stages;      // in layer order
 
   // Host staging, alive until the step's final synchronize.
   std::vector<int32_t> host_ints;

@@ -135,13 +135,8 @@ Status LlamaExecutor::SetUpDeviceAllReduces() {
     return Status::Ok();
   };
   // 1. Can every rank's device? (Nobody waits in a join a rank will never make.)
-  const Status able = AgreeOnStatus(
-      collective,
-      DeviceComm::Supported(*device)
-          ? Status::Ok()
-          : Unsupported(fmt::format("{}: plugin '{}' has no device collectives (ABI 1.4)",
-                                    device->id(), device->plugin().name())),
-      "checking the devices' collectives");
+  const Status able = AgreeOnStatus(collective, DeviceComm::RequireSupported(*device),
+                                    "checking the devices' collectives");
   if (!able.ok()) return able.code() == StatusCode::kUnsupported ? fall_back(able) : able;
   // 2. Rank 0 makes the id; every rank gets it.
   CommIdMessage message;

@@ -4,8 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <condition_variable>
 #include <mutex>
 #include <thread>
@@ -103,11 +103,14 @@ bool DeviceComm::Supported(const Device& device) {
          api.comm_abort != nullptr && api.comm_destroy != nullptr;
 }
 
+Status DeviceComm::RequireSupported(const Device& device) {
+  if (Supported(device)) return Status::Ok();
+  return Unsupported(fmt::format("{}: plugin '{}' has no device collectives (ABI 1.4)", device.id(),
+                                 device.plugin().name()));
+}
+
 StatusOr<hwinfer_comm_id> DeviceComm::CreateId(const Device& device) {
-  if (!Supported(device)) {
-    return Unsupported(fmt::format("{}: plugin '{}' has no device collectives (ABI 1.4)",
-                                   device.id(), device.plugin().name()));
-  }
+  HWINFER_RETURN_IF_ERROR(RequireSupported(device));
   hwinfer_comm_id id{};
   HWINFER_RETURN_IF_ERROR(
       ConsumePluginError(device.plugin().api().comm_create_id(device.plugin().handle(), &id),
@@ -117,10 +120,7 @@ StatusOr<hwinfer_comm_id> DeviceComm::CreateId(const Device& device) {
 
 StatusOr<DeviceComm> DeviceComm::Init(std::shared_ptr<Device> device, const hwinfer_comm_id& id,
                                       int nranks, int rank, double timeout_seconds) {
-  if (!Supported(*device)) {
-    return Unsupported(fmt::format("{}: plugin '{}' has no device collectives (ABI 1.4)",
-                                   device->id(), device->plugin().name()));
-  }
+  HWINFER_RETURN_IF_ERROR(RequireSupported(*device));
   if (nranks < 1 || rank < 0 || rank >= nranks || !(timeout_seconds > 0)) {
     return InvalidArgument(fmt::format("device communicator: rank {} of {}, timeout {} s", rank,
                                        nranks, timeout_seconds));

@@ -137,7 +137,7 @@ typedef struct hwinfer_buffer hwinfer_buffer; /* one memory allocation on a devi
 typedef struct hwinfer_stream hwinfer_stream; /* an in-order queue of copies and kernels */
 typedef struct hwinfer_event hwinfer_event;   /* a point in a stream; carries a device timestamp */
 typedef struct hwinfer_graph hwinfer_graph;   /* captured stream work, replayable (ABI 1.1) */
-typedef struct hwinfer_comm hwinfer_comm; /* one rank's end of a communicator (ABI 1.4) */
+typedef struct hwinfer_comm hwinfer_comm;     /* one rank's end of a communicator (ABI 1.4) */
 
 /* Names one communicator to every rank that joins it (ABI 1.4): made once by comm_create_id, sent
  * to the other ranks by the host (any transport), passed to comm_init on every rank. Opaque. */

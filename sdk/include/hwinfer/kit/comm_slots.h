@@ -21,6 +21,7 @@
 
 #include "hwinfer/kit/detect.h"
 #include "hwinfer/kit/handles.h"
+#include "hwinfer/kit/object_slots.h"
 #include "hwinfer/kit/plugin_errors.h"
 #include "hwinfer/plugin.h"
 #include "hwinfer/plugin_support.h"
@@ -84,12 +85,13 @@ hwinfer_error* comm_all_reduce_sum_f32(CommOf<B>* comm, StreamOf<B>* stream, Buf
         backend::require_non_null(B::kName, stream, "comm_all_reduce_sum_f32: stream"));
     HWINFER_KIT_RETURN_IF_ERROR(
         backend::require_non_null(B::kName, buffer, "comm_all_reduce_sum_f32: buffer"));
-    if (stream->device != comm->device || buffer->device != comm->device) {
+    if (stream->device != comm->device) {
       return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
-                                "%s %s: the stream and the buffer must belong to the "
-                                "communicator's device",
+                                "%s %s: the stream belongs to another device than the "
+                                "communicator",
                                 B::kName, kSlot);
     }
+    HWINFER_KIT_RETURN_IF_ERROR(check_same_device<B>(*stream, *buffer, kSlot));
     if (offset % sizeof(float) != 0 || count > UINT64_MAX / sizeof(float)) {
       return hwinfer_make_error(HWINFER_STATUS_INVALID_ARGUMENT,
                                 "%s %s: offset %" PRIu64 " and count %" PRIu64
