@@ -11,14 +11,21 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 # Everything this script needs is installed by it: a test may not skip for want of it.
 export HWINFER_STRICT_TESTS=1
 
+# Seconds since the script started, for the stage lines (CI's whole run should stay under 30
+# minutes on 2 cores: the lines say which stage grew).
+started=$SECONDS
+elapsed() { echo "$((SECONDS - started)) s"; }
+
 # ctest in BUILD_DIR; when a test fails, the digest of why comes last (a log's tail names it).
 run_ctest() {
   local rc=0
+  echo "== $1 built: $(elapsed) since the start; testing =="
   ctest --test-dir "$1" --output-on-failure -j "$jobs" || rc=$?
   if ((rc != 0)); then
     "$repo/tools/ctest-failure-digest.sh" "$1"
     exit "$rc"
   fi
+  echo "== $1 tested: $(elapsed) since the start =="
 }
 
 echo "== build and test (build/) =="

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/layer_split.sh HWINFER MODEL CONFIG OUT_DIR DEVICE_A DEVICE_B [--num-requests N] — one
+# tests/cli/layer_split.sh HWINFER MODEL CONFIG OUT_DIR DEVICE_A DEVICE_B [BENCH_ARGS...] — one
 # model's layers split over two devices (docs/multi-device.md): `generate --devices A,B --split
 # layers` (default split, and B first with an explicit --layer-split) must print exactly the
 # one-device tokens on A, and `bench --devices A,B --split layers` on CONFIG (F16 weights: the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/replicas.sh HWINFER CONFIG OUT_DIR DEVICE_A DEVICE_B [--num-requests N] — one bench
+# tests/cli/replicas.sh HWINFER CONFIG OUT_DIR DEVICE_A DEVICE_B [BENCH_ARGS...] — one bench
 # over two devices as replicas (docs/multi-device.md): `--devices A,B` must give every request
 # exactly the tokens the one-device run on A gives it (CONFIG's weights are F16: no activation
 # quantization, so the backends agree exactly), route requests to both devices, print the

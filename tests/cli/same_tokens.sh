@@ -1,25 +1,17 @@
 #!/usr/bin/env bash
-# tests/cli/same_tokens.sh HWINFER CONFIG OUT_DIR DEVICE_A DEVICE_B [--exact] [--num-requests N] —
+# tests/cli/same_tokens.sh HWINFER CONFIG OUT_DIR DEVICE_A DEVICE_B [--exact] [BENCH_ARGS...] —
 # two backends in one process and token-for-token agreement: `hwinfer devices` under CONFIG must
-# list both devices, then `hwinfer bench` runs CONFIG's workload on each (its first N requests
-# with --num-requests: the sanitizer build's shorter run) and tools/compare_tokens.py compares the
-# greedy output tokens (--tokens) request by request: identical, except that a request may diverge
-# at a near-tie of its top two candidates in both runs (rounding; see compare_tokens.py). At least
-# half of the requests must be identical throughout (--min-identical 0.5). With --exact, every
-# token must be equal.
+# list both devices, then `hwinfer bench` runs CONFIG's workload on each (BENCH_ARGS, e.g.
+# --num-requests 2 --output-len 4, trim it: the sanitizer build's shorter run) and
+# tools/compare_tokens.py compares the greedy output tokens (--tokens) request by request:
+# identical, except that a request may diverge at a near-tie of its top two candidates in both runs
+# (rounding; see compare_tokens.py). At least half of the requests must be identical throughout
+# (--min-identical 0.5). With --exact, every token must be equal.
 set -euo pipefail
 hw="$1"; config="$2"; out="$3"; a="$4"; b="$5"
 shift 5
 exact=""
-requests=()
-while (($# > 0)); do
-  case "$1" in
-    --exact) exact="--exact" ;;
-    --num-requests) requests=(--num-requests "$2"); shift ;;
-    *) echo "same_tokens: unknown argument '$1' (expected --exact or --num-requests N)" >&2; exit 2 ;;
-  esac
-  shift
-done
+if [ "${1:-}" = "--exact" ]; then exact="--exact"; shift; fi
 rm -rf "$out"; mkdir -p "$out"
 "$hw" --config "$config" devices --no-probe >"$out/devices.txt"
 for device in "$a" "$b"; do
@@ -30,7 +22,7 @@ for device in "$a" "$b"; do
   fi
 done
 for device in "$a" "$b"; do
-  "$hw" bench --config "$config" --device "$device" --no-progress --no-probe "${requests[@]}" \
+  "$hw" bench --config "$config" --device "$device" --no-progress --no-probe "$@" \
     --tokens "$out/$device.jsonl" >"$out/$device.txt"
 done
 min_identical=0.5

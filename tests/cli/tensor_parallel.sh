@@ -81,9 +81,12 @@ rank_pid() {
   return 1
 }
 
-# 4 ranks share the model's 2 KV heads (a copy each).
-for run in "tiny-llama-f16.gguf 2 auto" "tiny-llama-f16.gguf 2 host" "tiny-llama-q8_0.gguf 2 auto" \
-  "tiny-llama-f16.gguf 4 device" "tiny-llama-f16.gguf 4 host"; do
+# 4 ranks share the model's 2 KV heads (a copy each). Under the sanitizers (HWINFER_SANITIZED=1),
+# one run per all-reduce path.
+runs=("tiny-llama-f16.gguf 2 auto" "tiny-llama-f16.gguf 2 host" "tiny-llama-q8_0.gguf 2 auto"
+      "tiny-llama-f16.gguf 4 device" "tiny-llama-f16.gguf 4 host")
+[ "${HWINFER_SANITIZED:-0}" = 1 ] && runs=("tiny-llama-f16.gguf 2 device" "tiny-llama-f16.gguf 4 host")
+for run in "${runs[@]}"; do
   read -r model ranks collectives <<<"$run"
   one="$("$hw" generate -m "$gguf/$model" --prompt-tokens "$prompt" -n 24 --device cpu:0)"
   tp="$("${mpi[@]}" -np "$ranks" "$hw" generate -m "$gguf/$model" --prompt-tokens "$prompt" \

@@ -220,6 +220,7 @@ TEST(EvaluatePerplexity, MatchesTheFloat64ReferenceOnEveryBackend) {
       // (llama_quant_mix_test.cpp); this one is about the scoring path.
       if (std::string(file) != "tiny-llama-f32.gguf" && std::string(backend.name) != "cpu")
         continue;
+      if (!testing_support::RunsModelsHere(backend)) continue;
       for (EvalScoring scoring : {EvalScoring::kDecode, EvalScoring::kPrefill}) {
         SCOPED_TRACE(std::string(file) + " on " + backend.name +
                      (scoring == EvalScoring::kDecode ? ", decode" : ", prefill"));
