@@ -230,17 +230,16 @@ TEST(TensorParallel, SimulatedRanksAddTheModelledAllReducesToTheirVirtualTime) {
   EXPECT_TRUE(follower.get().ok());
 }
 
-// A rank that hangs inside a step: it takes part in everything but the all-reduces, where it
-// waits until the test releases it.
-class HangingRank : public Collective {
+// A rank that passes every call through to |inner| except the one a subclass holds back, which
+// waits in WaitForRelease() until the test calls release.set_value().
+class HeldRank : public Collective {
  public:
-  explicit HangingRank(std::shared_ptr<Collective> inner) : inner_(std::move(inner)) {}
+  explicit HeldRank(std::shared_ptr<Collective> inner) : inner_(std::move(inner)) {}
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
   double deadline_seconds() const override { return inner_->deadline_seconds(); }
-  Status AllReduceSum(float*, int64_t, const std::string&) override {
-    released_.wait();
-    return Unavailable("released");
+  Status AllReduceSum(float* data, int64_t count, const std::string& what) override {
+    return inner_->AllReduceSum(data, count, what);
   }
   Status Broadcast(void* data, int64_t bytes, const std::string& what, bool idle) override {
     return inner_->Broadcast(data, bytes, what, idle);
@@ -250,9 +249,23 @@ class HangingRank : public Collective {
   }
   std::promise<void> release;
 
+ protected:
+  void WaitForRelease() { released_.wait(); }
+
  private:
   std::shared_ptr<Collective> inner_;
   std::shared_future<void> released_ = release.get_future().share();
+};
+
+// A rank that hangs inside a step: it takes part in everything but the all-reduces, where it
+// waits until the test releases it.
+class HangingRank : public HeldRank {
+ public:
+  using HeldRank::HeldRank;
+  Status AllReduceSum(float*, int64_t, const std::string&) override {
+    WaitForRelease();
+    return Unavailable("released");
+  }
 };
 
 TEST(TensorParallel, ARankThatHangsFailsRankZerosStepWithinTheDeadline) {
@@ -280,32 +293,20 @@ TEST(TensorParallel, ARankThatHangsFailsRankZerosStepWithinTheDeadline) {
   EXPECT_EQ(follower.get().code(), StatusCode::kUnavailable);
 }
 
-// A rank that receives a step's plan and then stops (stuck before its device all-reduces):
-// everything passes through |inner|, but the broadcast of the first step's plan ("rank 0's step
-// plan") returns only when the test releases it.
-class StuckAfterThePlan : public Collective {
+// A rank that receives a step's plan and then stops (stuck before its device all-reduces): the
+// broadcast of the first step's plan ("rank 0's step plan") returns only when the test releases
+// it.
+class StuckAfterThePlan : public HeldRank {
  public:
-  explicit StuckAfterThePlan(std::shared_ptr<Collective> inner) : inner_(std::move(inner)) {}
-  int rank() const override { return inner_->rank(); }
-  int size() const override { return inner_->size(); }
-  double deadline_seconds() const override { return inner_->deadline_seconds(); }
-  Status AllReduceSum(float* data, int64_t count, const std::string& what) override {
-    return inner_->AllReduceSum(data, count, what);
-  }
+  using HeldRank::HeldRank;
   Status Broadcast(void* data, int64_t bytes, const std::string& what, bool idle) override {
-    Status status = inner_->Broadcast(data, bytes, what, idle);
-    if (what == "rank 0's step plan" && ++plan_parts_ == 1) released_.wait();
+    Status status = HeldRank::Broadcast(data, bytes, what, idle);
+    if (what == "rank 0's step plan" && ++plan_parts_ == 1) WaitForRelease();
     return status;
   }
-  Status AllGather(const void* data, int64_t bytes, void* out, const std::string& what) override {
-    return inner_->AllGather(data, bytes, out, what);
-  }
-  std::promise<void> release;
 
  private:
-  std::shared_ptr<Collective> inner_;
   int plan_parts_ = 0;
-  std::shared_future<void> released_ = release.get_future().share();
 };
 
 TEST(TensorParallel, ARankStuckBeforeItsDeviceAllReducesFailsTheStepWithinTheDeadline) {
