@@ -1,9 +1,6 @@
 // comm.cpp — the CPU plugin's device collectives (ABI 1.4): a communicator is a ShmGroup of the
 // ranks on this machine, and an all-reduce is a task on the stream's worker, in order with the
 // stream's kernels. The id carries a magic string and the segment's random name.
-#include <sys/random.h>
-
-#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -22,16 +19,12 @@ hwinfer_error* CpuBackend::create_comm_id(hwinfer_plugin& plugin, hwinfer_comm_i
   (void)plugin;
   hwinfer_comm_id id{};
   std::memcpy(id.bytes, kIdMagic, kMagicBytes);
-  for (size_t filled = 0; filled < ShmGroup::kNameBytes;) {
-    const ssize_t got =
-        getrandom(id.bytes + kMagicBytes + filled, ShmGroup::kNameBytes - filled, 0);
-    if (got < 0 && errno != EINTR) {
-      return hwinfer_make_error(HWINFER_STATUS_UNAVAILABLE,
-                                "cpu comm_create_id: no random bytes for the segment name: %s",
-                                std::strerror(errno));
-    }
-    if (got > 0) filled += static_cast<size_t>(got);
+  uint8_t name[ShmGroup::kNameBytes];
+  std::string error;
+  if (!ShmGroup::RandomName(name, &error)) {
+    return hwinfer_make_error(HWINFER_STATUS_UNAVAILABLE, "cpu comm_create_id: %s", error.c_str());
   }
+  std::memcpy(id.bytes + kMagicBytes, name, sizeof(name));
   *out = id;
   return nullptr;
 }

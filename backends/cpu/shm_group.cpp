@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <cstddef>
 #include <cstring>
 #include <ctime>
+#include <utility>
 
 namespace hwinfer::cpu {
 
@@ -118,8 +120,8 @@ void* MapSegment(const std::string& name, size_t bytes, uint32_t rank, std::stri
 
 }  // namespace
 
-ShmGroup::ShmGroup(void* base, size_t bytes, uint32_t nranks, uint32_t rank)
-    : base_(base), bytes_(bytes), nranks_(nranks), rank_(rank) {
+ShmGroup::ShmGroup(void* base, size_t bytes, uint32_t nranks, uint32_t rank, std::string segment)
+    : base_(base), bytes_(bytes), segment_(std::move(segment)), nranks_(nranks), rank_(rank) {
   static_assert(sizeof(Header) <= kHeaderBytes, "the header fits its page");
   static_assert(offsetof(Header, joined) == kJoinedWord * 4 &&
                     offsetof(Header, broken_by) == kBrokenByWord * 4,
@@ -134,19 +136,40 @@ float* ShmGroup::slot(uint32_t r) const {
   return reinterpret_cast<float*>(static_cast<uint8_t*>(base_) + kHeaderBytes) + r * kSlotFloats;
 }
 
+bool ShmGroup::RandomName(uint8_t (&name)[kNameBytes], std::string* error) {
+  for (size_t filled = 0; filled < kNameBytes;) {
+    const ssize_t got = getrandom(name + filled, kNameBytes - filled, 0);
+    if (got < 0 && errno != EINTR) {
+      *error = std::string("no random bytes for the segment name: ") + std::strerror(errno);
+      return false;
+    }
+    if (got > 0) filled += static_cast<size_t>(got);
+  }
+  return true;
+}
+
 std::unique_ptr<ShmGroup> ShmGroup::Join(const uint8_t (&name)[kNameBytes], uint32_t nranks,
                                          uint32_t rank, uint64_t timeout_ns, std::string* error) {
-  const uint64_t deadline = NowNs() + timeout_ns;
+  std::unique_ptr<ShmGroup> group = Open(name, nranks, rank, error);
+  // Join's 0 is "no time at all", WaitForRanks's "no limit".
+  if (group == nullptr || !group->WaitForRanks(std::max<uint64_t>(timeout_ns, 1), error)) {
+    return nullptr;
+  }
+  return group;
+}
+
+std::unique_ptr<ShmGroup> ShmGroup::Open(const uint8_t (&name)[kNameBytes], uint32_t nranks,
+                                         uint32_t rank, std::string* error) {
   if (nranks == 0 || nranks > kMaxRanks || rank >= nranks) {
     *error = "rank " + std::to_string(rank) + " of " + std::to_string(nranks) +
              " ranks: the shared-memory group takes 1 to " + std::to_string(kMaxRanks) + " ranks";
     return nullptr;
   }
-  const std::string segment = SegmentName(name);
+  std::string segment = SegmentName(name);
   const size_t bytes = kHeaderBytes + size_t{nranks} * kSlotFloats * sizeof(float);
   void* base = MapSegment(segment, bytes, rank, error);
   if (base == nullptr) return nullptr;
-  std::unique_ptr<ShmGroup> group(new ShmGroup(base, bytes, nranks, rank));
+  std::unique_ptr<ShmGroup> group(new ShmGroup(base, bytes, nranks, rank, std::move(segment)));
   Header& h = group->header();
   uint32_t expected = 0;
   __atomic_compare_exchange_n(&h.nranks, &expected, nranks, false, __ATOMIC_ACQ_REL,
@@ -157,27 +180,39 @@ std::unique_ptr<ShmGroup> ShmGroup::Join(const uint8_t (&name)[kNameBytes], uint
               " ranks, the group was made for " + std::to_string(expected);
   } else if (__atomic_exchange_n(&h.rank_joined[rank], uint8_t{1}, __ATOMIC_ACQ_REL) != 0) {
     failure = "rank " + std::to_string(rank) + " joined twice";
-  } else {
-    __atomic_fetch_add(&h.joined, 1u, __ATOMIC_ACQ_REL);
-    FutexWakeAll(&h.joined);
-    for (uint32_t joined = Load(&h.joined); joined < nranks; joined = Load(&h.joined)) {
-      bool timed_out = false;
-      if (!group->WaitWhileEqual(&h.joined, joined, deadline, &timed_out)) {
-        failure = timed_out ? "only " + std::to_string(Load(&h.joined)) + " of " +
-                                  std::to_string(nranks) + " ranks joined within " +
-                                  std::to_string(static_cast<double>(timeout_ns) * 1e-9) + " s"
-                            : group->BrokenReason();
-        break;
-      }
-    }
   }
-  shm_unlink(segment.c_str());  // every rank has it mapped (or the join failed): the name can go
   if (!failure.empty()) {
+    shm_unlink(group->segment_.c_str());
     group->Abort();
     *error = failure;
     return nullptr;
   }
+  __atomic_fetch_add(&h.joined, 1u, __ATOMIC_ACQ_REL);
+  FutexWakeAll(&h.joined);
   return group;
+}
+
+bool ShmGroup::WaitForRanks(uint64_t timeout_ns, std::string* error) {
+  const uint64_t deadline = timeout_ns == 0 ? 0 : NowNs() + timeout_ns;
+  Header& h = header();
+  std::string failure;
+  for (uint32_t joined = Load(&h.joined); joined < nranks_; joined = Load(&h.joined)) {
+    bool timed_out = false;
+    if (!WaitWhileEqual(&h.joined, joined, deadline, &timed_out)) {
+      failure = timed_out ? "only " + std::to_string(Load(&h.joined)) + " of " +
+                                std::to_string(nranks_) + " ranks joined within " +
+                                std::to_string(static_cast<double>(timeout_ns) * 1e-9) + " s"
+                          : BrokenReason();
+      break;
+    }
+  }
+  shm_unlink(segment_.c_str());  // every rank has it mapped (or the join failed): the name can go
+  if (!failure.empty()) {
+    Abort();
+    *error = failure;
+    return false;
+  }
+  return true;
 }
 
 bool ShmGroup::Broken() const {

@@ -25,10 +25,21 @@ class ShmGroup {
   static constexpr size_t kSlotFloats = size_t{1} << 18;  // 1 MiB per rank
   static constexpr size_t kNameBytes = 16;                // random bytes of a segment name
 
+  // Fills |name| with fresh random bytes (getrandom); false with the reason in *error.
+  static bool RandomName(uint8_t (&name)[kNameBytes], std::string* error);
   // Joins rank |rank| of |nranks| of the group named by |name| (kNameBytes random bytes). Waits
   // for every rank to join, at most |timeout_ns|. On failure returns null and says why in *error.
+  // Open then WaitForRanks.
   static std::unique_ptr<ShmGroup> Join(const uint8_t (&name)[kNameBytes], uint32_t nranks,
                                         uint32_t rank, uint64_t timeout_ns, std::string* error);
+  // The first half of Join, which never waits: maps the segment and registers this rank. On
+  // failure returns null and says why in *error.
+  static std::unique_ptr<ShmGroup> Open(const uint8_t (&name)[kNameBytes], uint32_t nranks,
+                                        uint32_t rank, std::string* error);
+  // The second half: waits until every rank has joined, at most |timeout_ns| (0: no limit), or
+  // until Abort (from any thread) or another rank breaks the group; then unlinks the segment's
+  // name. False with the reason in *error (the group is then broken for the other ranks too).
+  bool WaitForRanks(uint64_t timeout_ns, std::string* error);
   ~ShmGroup();  // unmaps the segment (its name is gone already)
   ShmGroup(const ShmGroup&) = delete;
   ShmGroup& operator=(const ShmGroup&) = delete;
@@ -46,7 +57,7 @@ class ShmGroup {
 
  private:
   struct Header;
-  ShmGroup(void* base, size_t bytes, uint32_t nranks, uint32_t rank);
+  ShmGroup(void* base, size_t bytes, uint32_t nranks, uint32_t rank, std::string segment);
   Header& header() const;
   float* slot(uint32_t r) const;
   // The central barrier: false when the wait ended because the group broke.
@@ -58,6 +69,7 @@ class ShmGroup {
 
   void* base_;
   size_t bytes_;
+  std::string segment_;  // the segment's name, unlinked by WaitForRanks
   uint32_t nranks_, rank_;
   std::atomic<bool> aborted_{false};
 };
