@@ -127,18 +127,22 @@ emublasStatus_t emublasGemmEx(emublasHandle_t handle, emublasOperation_t transa,
   // The suite's self-test (conformance_self_gpuemu_vendor_blas_is_checked) breaks the result.
   static const bool fault = std::getenv("HWINFER_GPUEMU_BLAS_FAULT") != nullptr;
   if (fault) a_scale *= 1.0f + 1.0f / 1024.0f;
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) {
-      float sum = 0.0f;
-      for (int64_t l = 0; l < k; ++l) {
-        sum += load_op(A, Atype, lda, transa, i, l) * load_op(B, Btype, ldb, transb, l, j);
+  // In stream order: now, or behind the stream's capture or queue (emu_runtime.h).
+  emu::submit(handle->stream, [=]() {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i) {
+        float sum = 0.0f;
+        for (int64_t l = 0; l < k; ++l) {
+          sum += load_op(A, Atype, lda, transa, i, l) * load_op(B, Btype, ldb, transb, l, j);
+        }
+        const int64_t at = i + j * static_cast<int64_t>(ldc);
+        float value = a_scale * sum;
+        if (b_scale != 0.0f) value += b_scale * load(C, Ctype, at);
+        store(C, Ctype, at, value);
       }
-      const int64_t at = i + j * static_cast<int64_t>(ldc);
-      float value = a_scale * sum;
-      if (b_scale != 0.0f) value += b_scale * load(C, Ctype, at);
-      store(C, Ctype, at, value);
     }
-  }
+    return emuSuccess;
+  });
   return EMUBLAS_STATUS_SUCCESS;
 }
 

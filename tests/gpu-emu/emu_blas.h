@@ -9,9 +9,9 @@
 // element (i, j) of a matrix X with leading dimension ldx at X[i + j * ldx]; op(X) = X (OP_N) or
 // X^T (OP_T). beta == 0: C is not read. Types: A and B both EMU_R_32F, EMU_R_16F or EMU_R_16BF; C
 // EMU_R_32F or A's type; compute EMUBLAS_COMPUTE_32F (fp32 accumulation, f32 alpha / beta on the
-// host). Runs at enqueue, like every emulated stream operation. With HWINFER_GPUEMU_BLAS_FAULT set
-// every GemmEx result is off by 2^-10 relative (the self-test that the suite really goes through
-// it). Must not include vendor headers.
+// host). In stream order, like every emulated stream operation (emu::submit). With
+// HWINFER_GPUEMU_BLAS_FAULT set every GemmEx result is off by 2^-10 relative (the self-test that
+// the suite really goes through it). Must not include vendor headers.
 #ifndef HWINFER_TESTS_GPU_EMU_EMU_BLAS_H_
 #define HWINFER_TESTS_GPU_EMU_EMU_BLAS_H_
 

@@ -133,19 +133,21 @@ using Body = void (*)(void* context);
 emuError_t run_grid(const char* name, uintptr_t kernel, dim3 grid, dim3 block,
                     size_t dynamic_shared_bytes, emuStream_t stream, Body body, void* context);
 
-// Stream capture (emu_runtime.h). A recorded operation runs the enqueued work again at each replay
-// and returns its error.
-using Operation = std::function<emuError_t()>;
+// Stream capture and queues (emu_runtime.h; Operation, submit and enqueue_async are there).
 // True while |stream| (NULL: the default stream, never) is capturing. emu_runtime.cpp.
 bool capturing(emuStream_t stream);
-// Appends |operation| to |stream|'s capture. emu_runtime.cpp.
-void record(emuStream_t stream, Operation operation);
-// Marks |stream|'s capture invalidated (a failed enqueue). emu_runtime.cpp.
+// True while |stream|'s operations do not run at enqueue: it is capturing, or operations queued
+// behind an asynchronous one have not finished. emu_runtime.cpp.
+bool deferring(emuStream_t stream);
+// Appends |operation| to |stream|'s capture, or else to its queue. emu_runtime.cpp.
+void defer(emuStream_t stream, Operation operation);
+// Marks |stream|'s capture invalidated (a failed enqueue); nothing when it is not capturing.
+// emu_runtime.cpp.
 void invalidate_capture(emuStream_t stream);
-// The launch checks of run_grid; a valid launch is recorded into |stream|'s capture, an invalid
-// one is returned (and recorded as the last error) and invalidates the capture. emu_launch.cpp.
-emuError_t record_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
-                         emuStream_t stream, Operation operation);
+// The launch checks of run_grid; a valid launch is deferred (defer), an invalid one is returned
+// (and recorded as the last error) and invalidates the capture. emu_launch.cpp.
+emuError_t defer_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+                        emuStream_t stream, Operation operation);
 
 // One launch of |kernel| with the converted arguments |params|: each thread calls the kernel with
 // its own copies (the kernel's by-value parameters), so |params| is unchanged for a replay.
@@ -161,18 +163,18 @@ emuError_t run_launch(const char* name, void (*kernel)(Params...), dim3 grid, di
 }
 
 // GPU_LAUNCH's emulated form: the arguments converted to the kernel's parameter types once (as a
-// launch does), then run now or, on a capturing stream, kept in the recorded closure.
+// launch does), then run now or, on a deferring stream, kept in the deferred closure.
 template <typename... Params, typename... Args>
 void launch(const char* name, void (*kernel)(Params...), dim3 grid, dim3 block,
             size_t dynamic_shared_bytes, emuStream_t stream, Args&&... args) {
   static_assert(sizeof...(Params) == sizeof...(Args), "GPU_LAUNCH: wrong number of arguments");
   std::tuple<std::decay_t<Params>...> params(std::forward<Args>(args)...);
-  if (capturing(stream)) {
-    record_launch(reinterpret_cast<uintptr_t>(kernel), grid, block, dynamic_shared_bytes, stream,
-                  [=]() mutable -> emuError_t {
-                    return run_launch(name, kernel, grid, block, dynamic_shared_bytes, stream,
-                                      params);
-                  });
+  if (deferring(stream)) {
+    defer_launch(reinterpret_cast<uintptr_t>(kernel), grid, block, dynamic_shared_bytes, stream,
+                 [=]() mutable -> emuError_t {
+                   return run_launch(name, kernel, grid, block, dynamic_shared_bytes, stream,
+                                     params);
+                 });
     return;
   }
   run_launch(name, kernel, grid, block, dynamic_shared_bytes, stream, params);

@@ -419,8 +419,8 @@ emuError_t run_grid(const char* name, uintptr_t kernel, dim3 grid, dim3 block,
   return emuSuccess;
 }
 
-emuError_t record_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
-                         emuStream_t stream, Operation operation) {
+emuError_t defer_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic_shared_bytes,
+                        emuStream_t stream, Operation operation) {
   emuError_t error = emuSuccess;
   {
     std::lock_guard<std::mutex> lock(g_launch_mutex);
@@ -431,7 +431,7 @@ emuError_t record_launch(uintptr_t kernel, dim3 grid, dim3 block, size_t dynamic
     invalidate_capture(stream);
     return error;
   }
-  record(stream, std::move(operation));
+  defer(stream, std::move(operation));
   return emuSuccess;
 }
 

@@ -1,6 +1,7 @@
 // emu_runtime.cpp — the GPU emulator's host runtime (emu_runtime.h): one device, host memory,
-// streams that run every operation at enqueue (or record it while capturing), graphs that run the
-// recorded operations in order, events stamped with the host clock at record.
+// streams that run every operation at enqueue (or record it while capturing, or queue it behind
+// an asynchronous operation on the stream's worker thread), graphs that run the recorded
+// operations in order, events stamped with the host clock when the stream reaches them.
 //
 // Allocations are tracked (size per pointer) so MemGetInfo reports what is left of the device's
 // kEmuMemoryBytes and an allocation beyond it fails with emuErrorMemoryAllocation, as a GPU's
@@ -8,11 +9,15 @@
 #include "emu_runtime.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -24,9 +29,23 @@ struct EmuCapture {
   bool invalidated = false;
 };
 
+// A stream's queue (emu_runtime.h, "Asynchronous operations"): the operations that wait behind an
+// asynchronous one, run in order by the stream's worker thread.
+struct EmuQueue {
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::deque<emu::Operation> waiting;
+  uint64_t submitted = 0;         // operations ever queued
+  uint64_t completed = 0;         // of them, finished
+  emuError_t error = emuSuccess;  // the first failure, until the stream's next synchronize / query
+  bool stopping = false;          // the stream is being destroyed: drain, then end
+  std::thread worker;
+};
+
 struct EmuStream {
   unsigned flags = 0;
   std::unique_ptr<EmuCapture> capture;  // non-null while capturing
+  std::shared_ptr<EmuQueue> queue;      // made by the stream's first asynchronous operation
 };
 
 struct EmuGraph {
@@ -37,9 +56,16 @@ struct EmuGraphExec {
   std::vector<emu::Operation> operations;
 };
 
-struct EmuEvent {
+// When an event's stream reached it (shared with a queued record that has yet to run).
+struct EmuEventStamp {
   bool recorded = false;
   std::chrono::steady_clock::time_point when{};
+};
+
+struct EmuEvent {
+  std::shared_ptr<EmuEventStamp> stamp = std::make_shared<EmuEventStamp>();
+  std::shared_ptr<EmuQueue> queue;  // recorded behind queued work: complete at |ticket|
+  uint64_t ticket = 0;
 };
 
 namespace {
@@ -95,6 +121,76 @@ emuError_t recorded(emuError_t error) {
   return error;
 }
 
+std::mutex g_queues_mutex;
+std::set<std::shared_ptr<EmuQueue>>& live_queues() {  // for emuDeviceSynchronize
+  static std::set<std::shared_ptr<EmuQueue>> queues;
+  return queues;
+}
+
+void run_queue(EmuQueue* queue) {
+  std::unique_lock<std::mutex> lock(queue->mutex);
+  for (;;) {
+    queue->changed.wait(lock, [&] { return !queue->waiting.empty() || queue->stopping; });
+    if (queue->waiting.empty()) return;  // stopping, and nothing is left
+    emu::Operation operation = std::move(queue->waiting.front());
+    queue->waiting.pop_front();
+    lock.unlock();
+    const emuError_t error = operation();
+    lock.lock();
+    if (error != emuSuccess && queue->error == emuSuccess) queue->error = error;
+    ++queue->completed;
+    queue->changed.notify_all();
+  }
+}
+
+bool busy(EmuQueue& queue) {
+  std::lock_guard<std::mutex> lock(queue.mutex);
+  return queue.completed < queue.submitted;
+}
+
+// True while |stream| has queued operations that have not finished.
+bool queued(emuStream_t stream) {
+  return stream != nullptr && stream->queue != nullptr && busy(*stream->queue);
+}
+
+// Appends |operation| to |stream|'s queue (starting its worker at the first); returns its ticket
+// (the queue's count of completed operations once it has run).
+uint64_t push(emuStream_t stream, emu::Operation operation) {
+  if (stream->queue == nullptr) {
+    auto queue = std::make_shared<EmuQueue>();
+    queue->worker = std::thread(run_queue, queue.get());
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    live_queues().insert(queue);
+    stream->queue = std::move(queue);
+  }
+  EmuQueue& queue = *stream->queue;
+  std::lock_guard<std::mutex> lock(queue.mutex);
+  queue.waiting.push_back(std::move(operation));
+  queue.changed.notify_all();
+  return ++queue.submitted;
+}
+
+// Waits until |queue| has completed |ticket| operations.
+void wait_for(EmuQueue& queue, uint64_t ticket) {
+  std::unique_lock<std::mutex> lock(queue.mutex);
+  queue.changed.wait(lock, [&] { return queue.completed >= ticket; });
+}
+
+// Waits for everything queued on |stream|; returns (and clears) the first queued failure.
+emuError_t drain(emuStream_t stream) {
+  if (stream == nullptr || stream->queue == nullptr) return emuSuccess;
+  EmuQueue& queue = *stream->queue;
+  std::unique_lock<std::mutex> lock(queue.mutex);
+  queue.changed.wait(lock, [&] { return queue.completed == queue.submitted; });
+  return std::exchange(queue.error, emuSuccess);
+}
+
+bool event_complete(const EmuEvent& event) {
+  if (event.queue == nullptr) return true;
+  std::lock_guard<std::mutex> lock(event.queue->mutex);
+  return event.queue->completed >= event.ticket;
+}
+
 emuError_t run_all(const std::vector<emu::Operation>& operations) {
   for (const emu::Operation& operation : operations) {
     const emuError_t error = operation();
@@ -109,8 +205,30 @@ namespace emu {
 
 bool capturing(emuStream_t stream) { return stream != nullptr && stream->capture != nullptr; }
 
-void record(emuStream_t stream, Operation operation) {
-  stream->capture->operations.push_back(std::move(operation));
+bool deferring(emuStream_t stream) { return capturing(stream) || queued(stream); }
+
+void defer(emuStream_t stream, Operation operation) {
+  if (capturing(stream)) {
+    stream->capture->operations.push_back(std::move(operation));
+  } else {
+    push(stream, std::move(operation));
+  }
+}
+
+emuError_t submit(emuStream_t stream, Operation operation) {
+  if (!deferring(stream)) return operation();
+  defer(stream, std::move(operation));
+  return emuSuccess;
+}
+
+emuError_t enqueue_async(emuStream_t stream, Operation operation) {
+  if (stream == nullptr) return emuErrorInvalidResourceHandle;
+  if (capturing(stream)) {
+    invalidate_capture(stream);
+    return emuErrorStreamCaptureUnsupported;
+  }
+  push(stream, std::move(operation));
+  return emuSuccess;
 }
 
 void invalidate_capture(emuStream_t stream) {
@@ -168,7 +286,18 @@ emuError_t emuMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   return emuSuccess;
 }
 
-emuError_t emuDeviceSynchronize() { return emuSuccess; }
+emuError_t emuDeviceSynchronize() {
+  std::vector<std::shared_ptr<EmuQueue>> queues;
+  {
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    queues.assign(live_queues().begin(), live_queues().end());
+  }
+  for (const std::shared_ptr<EmuQueue>& queue : queues) {
+    std::unique_lock<std::mutex> lock(queue->mutex);
+    queue->changed.wait(lock, [&] { return queue->completed == queue->submitted; });
+  }
+  return emuSuccess;
+}
 
 emuError_t emuGetLastError() {
   const emuError_t error = emu::last_error();
@@ -234,12 +363,12 @@ emuError_t emuMemcpy(void* dst, const void* src, size_t bytes, emuMemcpyKind /*k
 
 emuError_t emuMemcpyAsync(void* dst, const void* src, size_t bytes, emuMemcpyKind kind,
                           emuStream_t stream) {
-  if (!emu::capturing(stream)) return emuMemcpy(dst, src, bytes, kind);
+  if (!emu::deferring(stream)) return emuMemcpy(dst, src, bytes, kind);
   if (bytes != 0 && (dst == nullptr || src == nullptr)) {
     emu::invalidate_capture(stream);
     return emuErrorInvalidValue;
   }
-  emu::record(stream, [=]() { return emuMemcpy(dst, src, bytes, kind); });
+  emu::defer(stream, [=]() { return emuMemcpy(dst, src, bytes, kind); });
   return emuSuccess;
 }
 
@@ -251,33 +380,59 @@ emuError_t emuMemset(void* dst, int value, size_t bytes) {
 }
 
 emuError_t emuMemsetAsync(void* dst, int value, size_t bytes, emuStream_t stream) {
-  if (!emu::capturing(stream)) return emuMemset(dst, value, bytes);
+  if (!emu::deferring(stream)) return emuMemset(dst, value, bytes);
   if (bytes != 0 && dst == nullptr) {
     emu::invalidate_capture(stream);
     return emuErrorInvalidValue;
   }
-  emu::record(stream, [=]() { return emuMemset(dst, value, bytes); });
+  emu::defer(stream, [=]() { return emuMemset(dst, value, bytes); });
   return emuSuccess;
 }
 
 emuError_t emuStreamCreateWithFlags(emuStream_t* stream, unsigned flags) {
   if (stream == nullptr) return emuErrorInvalidValue;
-  *stream = new EmuStream{flags, nullptr};
+  *stream = new EmuStream{flags, nullptr, nullptr};
   return emuSuccess;
 }
 
 emuError_t emuStreamDestroy(emuStream_t stream) {
   if (stream == nullptr) return emuErrorInvalidResourceHandle;
+  if (stream->queue != nullptr) {  // what is queued still runs (as on a GPU), then the worker ends
+    {
+      std::lock_guard<std::mutex> lock(stream->queue->mutex);
+      stream->queue->stopping = true;
+      stream->queue->changed.notify_all();
+    }
+    stream->queue->worker.join();
+    std::lock_guard<std::mutex> lock(g_queues_mutex);
+    live_queues().erase(stream->queue);
+  }
   delete stream;
   return emuSuccess;
 }
 
-emuError_t emuStreamSynchronize(emuStream_t stream) { return refuse_while_capturing(stream); }
-emuError_t emuStreamQuery(emuStream_t stream) { return refuse_while_capturing(stream); }
+emuError_t emuStreamSynchronize(emuStream_t stream) {
+  if (const emuError_t error = refuse_while_capturing(stream); error != emuSuccess) return error;
+  return drain(stream);
+}
+
+emuError_t emuStreamQuery(emuStream_t stream) {
+  if (const emuError_t error = refuse_while_capturing(stream); error != emuSuccess) return error;
+  if (queued(stream)) return emuErrorNotReady;
+  return drain(stream);  // nothing left to wait for: returns the queued failure, if any
+}
 
 emuError_t emuStreamWaitEvent(emuStream_t stream, emuEvent_t event, unsigned /*flags*/) {
   if (event == nullptr) return emuErrorInvalidResourceHandle;
-  return refuse_while_capturing(stream);
+  if (const emuError_t error = refuse_while_capturing(stream); error != emuSuccess) return error;
+  if (stream == nullptr || event_complete(*event) || event->queue == stream->queue) {
+    return emuSuccess;  // done already, or in this stream's own order
+  }
+  push(stream, [queue = event->queue, ticket = event->ticket]() {
+    wait_for(*queue, ticket);
+    return emuSuccess;
+  });
+  return emuSuccess;
 }
 
 emuError_t emuStreamBeginCapture(emuStream_t stream, emuStreamCaptureMode mode) {
@@ -325,11 +480,7 @@ emuError_t emuGraphInstantiate(emuGraphExec_t* exec, emuGraph_t graph, unsigned 
 
 emuError_t emuGraphLaunch(emuGraphExec_t exec, emuStream_t stream) {
   if (exec == nullptr) return emuErrorInvalidValue;
-  if (emu::capturing(stream)) {
-    emu::record(stream, [exec]() { return run_all(exec->operations); });
-    return emuSuccess;
-  }
-  return run_all(exec->operations);
+  return emu::submit(stream, [exec]() { return run_all(exec->operations); });
 }
 
 emuError_t emuGraphExecDestroy(emuGraphExec_t exec) {
@@ -359,24 +510,40 @@ emuError_t emuEventDestroy(emuEvent_t event) {
 emuError_t emuEventRecord(emuEvent_t event, emuStream_t stream) {
   if (event == nullptr) return emuErrorInvalidResourceHandle;
   if (const emuError_t error = refuse_while_capturing(stream); error != emuSuccess) return error;
-  event->recorded = true;
-  event->when = std::chrono::steady_clock::now();
+  auto stamp = std::make_shared<EmuEventStamp>();
+  event->stamp = stamp;
+  event->queue.reset();
+  if (queued(stream)) {  // stamped when the stream's worker reaches it
+    event->ticket = push(stream, [stamp]() {
+      stamp->when = std::chrono::steady_clock::now();
+      stamp->recorded = true;
+      return emuSuccess;
+    });
+    event->queue = stream->queue;
+    return emuSuccess;
+  }
+  stamp->when = std::chrono::steady_clock::now();
+  stamp->recorded = true;
   return emuSuccess;
 }
 
 emuError_t emuEventSynchronize(emuEvent_t event) {
-  return event == nullptr ? emuErrorInvalidResourceHandle : emuSuccess;
+  if (event == nullptr) return emuErrorInvalidResourceHandle;
+  if (event->queue != nullptr) wait_for(*event->queue, event->ticket);
+  return emuSuccess;
 }
 
 emuError_t emuEventQuery(emuEvent_t event) {
-  return event == nullptr ? emuErrorInvalidResourceHandle : emuSuccess;
+  if (event == nullptr) return emuErrorInvalidResourceHandle;
+  return event_complete(*event) ? emuSuccess : emuErrorNotReady;
 }
 
 emuError_t emuEventElapsedTime(float* milliseconds, emuEvent_t start, emuEvent_t end) {
   if (milliseconds == nullptr) return emuErrorInvalidValue;
   if (start == nullptr || end == nullptr) return emuErrorInvalidResourceHandle;
-  if (!start->recorded || !end->recorded) return emuErrorInvalidResourceHandle;
-  const std::chrono::duration<double, std::milli> elapsed = end->when - start->when;
+  if (!event_complete(*start) || !event_complete(*end)) return emuErrorNotReady;
+  if (!start->stamp->recorded || !end->stamp->recorded) return emuErrorInvalidResourceHandle;
+  const std::chrono::duration<double, std::milli> elapsed = end->stamp->when - start->stamp->when;
   *milliseconds = static_cast<float>(elapsed.count());
   return emuSuccess;
 }

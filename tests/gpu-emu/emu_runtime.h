@@ -16,11 +16,21 @@
 // with emuErrorStreamCaptureUnsupported and invalidates it; EndCapture then returns
 // emuErrorStreamCaptureInvalidated and no graph. The three capture modes behave alike (one
 // emulated device, no implicit synchronisation to protect).
+//
+// Asynchronous operations: an operation that waits for other processes or threads (the emulated
+// NCCL's all-reduce, emu_nccl.h) is queued on the stream's own worker thread instead
+// (emu::enqueue_async, emu_device.h), so its enqueue returns at once as on a GPU. Until the queue
+// has run dry, every later operation of that stream (copies, memsets, launches, graph launches,
+// event records, waits on another stream's event) is queued behind it, launch checks still made
+// at enqueue; then the stream runs operations at enqueue again. A queued event is complete (Query,
+// Synchronize, ElapsedTime) once the worker reaches it; Synchronize and Query of the stream return
+// the first failure of a queued operation once; StreamDestroy lets the queue run dry first.
 #ifndef HWINFER_TESTS_GPU_EMU_EMU_RUNTIME_H_
 #define HWINFER_TESTS_GPU_EMU_EMU_RUNTIME_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 // The emulated warp width: 32 lanes (NVIDIA, RDNA), or 64 (CDNA's wavefronts) in the wave64 build
 // of the plugin (tests/gpu-emu/CMakeLists.txt), which compiles the kernels for it as hipcc does
@@ -166,5 +176,19 @@ template <typename Kernel>
 emuError_t emuFuncSetAttribute(Kernel* kernel, emuFuncAttribute attribute, int value) {
   return emu_func_set_attribute(reinterpret_cast<uintptr_t>(kernel), attribute, value);
 }
+
+// Stream order for the emulator's vendor-library stand-ins (emu_blas.cpp, emu_nccl.cpp).
+namespace emu {
+// Enqueued work: a recorded one runs again at each graph replay and returns its error; a queued
+// one runs once, on the stream's worker thread.
+using Operation = std::function<emuError_t()>;
+// Runs |operation| now, or, while |stream| is capturing or has queued work, records or queues it.
+emuError_t submit(emuStream_t stream, Operation operation);
+// Queues |operation| on |stream|'s worker thread, so the enqueue returns at once and the stream's
+// later operations wait for it (what an emulated collective needs: it waits for other ranks).
+// emuErrorStreamCaptureUnsupported while capturing (the capture is invalidated), and
+// emuErrorInvalidResourceHandle on the default stream.
+emuError_t enqueue_async(emuStream_t stream, Operation operation);
+}  // namespace emu
 
 #endif  // HWINFER_TESTS_GPU_EMU_EMU_RUNTIME_H_

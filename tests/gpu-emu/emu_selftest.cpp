@@ -2,15 +2,17 @@
 // reductions of gpu_device.h, every shuffle form and ballot, plain (barrier-free) kernels, dynamic
 // shared memory, atomics, the launch checks (grid, block, dynamic shared memory limits), that a
 // barrier some threads never reach aborts the launch (run in a child process), and stream capture
-// (launches and copies recorded, not run; replays see the buffers' current contents). Kernels here
-// are written as the .cu files of backends/cuda are (gpu_device.h, GPU_LAUNCH); must not test
-// hwinfer's kernels (the conformance suite does, on the gpuemu plugin). Written for any warp width:
-// built for 32 lanes (gpuemu_selftest) and for 64 (gpuemu_selftest_wave64).
+// (launches and copies recorded, not run; replays see the buffers' current contents), and a
+// stream's queue behind an asynchronous operation. Kernels here are written as the .cu files of
+// backends/cuda are (gpu_device.h, GPU_LAUNCH); must not test hwinfer's kernels (the conformance
+// suite does, on the gpuemu plugin). Written for any warp width: built for 32 lanes
+// (gpuemu_selftest) and for 64 (gpuemu_selftest_wave64).
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <future>
 #include <vector>
 
 #include "gpu_device.h"
@@ -112,6 +114,43 @@ bool aborts(Launch launch) {
 }
 
 }  // namespace
+
+// A stream's queue (emu_runtime.h, asynchronous operations): an operation queued by
+// enqueue_async holds back the stream's later work until it ends; events and queries see it.
+void check_stream_queue() {
+  emuStream_t stream = nullptr;
+  CHECK(emuStreamCreateWithFlags(&stream, emuStreamNonBlocking) == emuSuccess);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  CHECK(emu::enqueue_async(stream, [released]() {
+          released.wait();
+          return emuSuccess;
+        }) == emuSuccess);
+  std::vector<int> values(64, 7);
+  emuEvent_t event = nullptr;
+  CHECK(emuEventCreate(&event) == emuSuccess);
+  CHECK(emuMemsetAsync(values.data(), 0, values.size() * sizeof(int), stream) == emuSuccess);
+  CHECK(emuEventRecord(event, stream) == emuSuccess);
+  CHECK(values[0] == 7);  // queued behind the held operation
+  CHECK(emuEventQuery(event) == emuErrorNotReady);
+  CHECK(emuStreamQuery(stream) == emuErrorNotReady);
+  float ms = 0.0f;
+  CHECK(emuEventElapsedTime(&ms, event, event) == emuErrorNotReady);
+  release.set_value();
+  CHECK(emuEventSynchronize(event) == emuSuccess);
+  CHECK(emuStreamSynchronize(stream) == emuSuccess);
+  CHECK(values[0] == 0 && values[63] == 0);
+  CHECK(emuEventQuery(event) == emuSuccess);
+  // A queued failure comes back from the next synchronize, once; then the stream runs at enqueue.
+  CHECK(emu::enqueue_async(stream, [] { return emuErrorInvalidValue; }) == emuSuccess);
+  CHECK(emuStreamSynchronize(stream) == emuErrorInvalidValue);
+  CHECK(emuStreamSynchronize(stream) == emuSuccess);
+  CHECK(emuMemsetAsync(values.data(), 1, sizeof(int), stream) == emuSuccess);
+  CHECK(values[0] == 0x01010101);
+  CHECK(emu::enqueue_async(nullptr, [] { return emuSuccess; }) == emuErrorInvalidResourceHandle);
+  CHECK(emuEventDestroy(event) == emuSuccess);
+  CHECK(emuStreamDestroy(stream) == emuSuccess);
+}
 
 int main() {
   constexpr int kBlocks = 3;
@@ -237,6 +276,8 @@ int main() {
     CHECK(emuGraphExecDestroy(exec) == emuSuccess);
     CHECK(emuStreamDestroy(stream) == emuSuccess);
   }
+
+  check_stream_queue();
 
   int out[64] = {};
   CHECK(aborts([&] { GPU_LAUNCH(barrier_after_one_thread_exits, 1, 64, 0, nullptr, out); }));
