@@ -5,8 +5,9 @@
 # the build needs (yaml-cpp, fmt, Google Benchmark, GoogleTest, CLI11, glslc, the Vulkan loader),
 # so the binaries travel with the shared libraries they load, including this machine's C library
 # and dynamic loader (glibc/, used only when the binaries do not run on the machine's own), and
-# the Vulkan loader (libvulkan.so.1; the NVIDIA driver there brings the ICD). NOT libcublas (0.5 GB):
-# the cuda plugin dlopens it at run time, and tools/gpu-check.sh finds the machine's own.
+# the Vulkan loader (libvulkan.so.1; the NVIDIA driver there brings the ICD). NOT libcublas (0.5 GB)
+# nor libnccl (0.2 GB): the cuda plugin dlopens them at run time, and tools/gpu-check.sh finds the
+# machine's own.
 #
 # Release build, CUDA for sm_90 only (the H200), Vulkan on, HIP off; stripped; under 64 MiB.
 set -euo pipefail
@@ -64,8 +65,9 @@ done | sort -u | while read -r library; do
     cp -L "$library" "$bundle/lib/$name"
   fi
 done
-if readelf -d "$bundle/lib/hwinfer/plugins/hwinfer-cuda.so" | grep -q 'NEEDED.*libcublas'; then
-  echo "gpu-bundle: hwinfer-cuda.so links libcublas; it must dlopen it (vendor_blas.cpp)" >&2
+if readelf -d "$bundle/lib/hwinfer/plugins/hwinfer-cuda.so" | grep -q 'NEEDED.*lib\(cublas\|nccl\)'; then
+  echo "gpu-bundle: hwinfer-cuda.so links libcublas or libnccl; it must dlopen them" \
+       "(vendor_blas.cpp, vendor_comm.cpp)" >&2
   exit 1
 fi
 strip --strip-unneeded "$bundle"/bin/* "$bundle"/lib/*.so* "$bundle"/lib/hwinfer/plugins/*.so \

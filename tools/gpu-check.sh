@@ -2,11 +2,12 @@
 # tools/gpu-check.sh [BUNDLE_DIR] — the one scripted check of a lent NVIDIA GPU machine (issue 6;
 # docs/gpu-backends.md). Runs from the repository root there, with BUNDLE_DIR (default
 # gpu-bundle/, made here by tools/gpu-bundle.sh and named in the device tool's `carry`):
-#   0. finds the machine's libcuBLAS (not bundled: 0.5 GB; the cuda plugin dlopens it) under
-#      /usr/local/cuda*/ or python3's site-packages (nvidia/cublas/lib, nvidia/cu13/lib) and puts
-#      its folder on LD_LIBRARY_PATH;
+#   0. finds the machine's libcuBLAS and libnccl (not bundled; the cuda plugin dlopens them) under
+#      /usr/local/cuda*/ or python3's site-packages (nvidia/cublas/lib, nvidia/cu13/lib,
+#      nvidia/nccl/lib) and puts their folders on LD_LIBRARY_PATH;
 #   1. the devices hwinfer sees (cuda and vulkan on the same card) and the bandwidth probe;
-#   2. the conformance suite on cuda (option gemm=auto: cuBLAS when found; then the gemm cases
+#   2. the conformance suite on cuda (option gemm=auto: cuBLAS when found; the collective cases
+#      through NCCL, one rank; then the gemm cases
 #      again with gemm=builtin), then on vulkan (the NVIDIA Vulkan driver);
 #   3. the decode GEMVs at the llama2-7b shapes (BM_GemvLlama2_7b: F16, Q8_0, Q4_0) on cuda and
 #      vulkan, against the measured copy bandwidth; the prefill GEMMs (BM_PrefillTinyLlama, and
@@ -39,22 +40,31 @@ say() { echo "== $*" | tee -a "$log"; }
 # The programs run on the machine's own C library when they can, else through the bundled one.
 launch=()
 export LD_LIBRARY_PATH="$bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-# libcublas.so.13 (else .12) from the machine: the CUDA toolkit, or pip's nvidia-cublas wheels.
-cublas_dirs=(/usr/local/cuda*/lib64 /usr/local/cuda*/lib /usr/local/cuda*/targets/*/lib)
+# libcublas.so.13 (else .12) and libnccl.so.2 from the machine: the CUDA toolkit, or pip's
+# nvidia-cublas / nvidia-nccl wheels. Neither is bundled (0.5 GB, 0.2 GB); the cuda plugin dlopens
+# both (vendor_blas.cpp, vendor_comm.cpp).
+library_dirs=(/usr/local/cuda*/lib64 /usr/local/cuda*/lib /usr/local/cuda*/targets/*/lib)
 for site in $(python3 -c 'import site; print(" ".join(site.getsitepackages()))' 2>/dev/null); do
-  cublas_dirs+=("$site/nvidia/cublas/lib" "$site/nvidia/cu13/lib")
+  library_dirs+=("$site/nvidia/cublas/lib" "$site/nvidia/cu13/lib" "$site/nvidia/nccl/lib")
 done
-cublas=""
-for name in libcublas.so.13 libcublas.so.12; do
-  cublas="$(find -H "${cublas_dirs[@]}" -maxdepth 1 -name "$name" 2>/dev/null | head -n 1)"
-  [ -n "$cublas" ] && break
-done
-if [ -n "$cublas" ]; then
-  export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$cublas")"
-  say "cuBLAS: $cublas"
-else
-  say "cuBLAS: not found (searched ${cublas_dirs[*]}); gemm=cublas steps will fail"
-fi
+# find_vendor_library LABEL WHAT-FAILS NAME...: the first NAME found, its folder put on
+# LD_LIBRARY_PATH.
+find_vendor_library() {
+  local label="$1" fails="$2" found="" name
+  shift 2
+  for name in "$@"; do
+    found="$(find -H "${library_dirs[@]}" -maxdepth 1 -name "$name" 2>/dev/null | head -n 1)"
+    [ -n "$found" ] && break
+  done
+  if [ -n "$found" ]; then
+    export LD_LIBRARY_PATH="$LD_LIBRARY_PATH:$(dirname "$found")"
+    say "$label: $found"
+  else
+    say "$label: not found (searched ${library_dirs[*]}); $fails"
+  fi
+}
+find_vendor_library cuBLAS "gemm=cublas steps will fail" libcublas.so.13 libcublas.so.12
+find_vendor_library NCCL "the conformance collective tests will fail" libnccl.so.2
 if ! "$bundle/bin/hwinfer" --help > /dev/null 2>&1; then
   launch=("$bundle/glibc/ld-linux-x86-64.so.2" --library-path "$bundle/glibc:$LD_LIBRARY_PATH")
   say "using the bundled C library ($bundle/glibc)"
@@ -99,6 +109,9 @@ for backend in cuda vulkan; do
   # The gemm path, the counts, every failing case, and the exit status.
   grep -E "gemm uses|^\[  (PASSED|SKIPPED) *\] [0-9]+ test|^\[  FAILED  \]|^exit " \
     "$out/conformance-$backend.txt" | tee -a "$log"
+  # The device collectives (NCCL on cuda: one rank; two ranks skip, NCCL refusing one GPU twice).
+  grep -E "^\[ +(OK|SKIPPED|FAILED) +\] Collectives/" "$out/conformance-$backend.txt" \
+    | tee -a "$log"
 done
 say "conformance (cuda, gemm=builtin, gemm cases only)"
 {

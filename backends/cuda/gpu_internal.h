@@ -19,6 +19,8 @@
 //   hwinfer_event   one runtime event with timing, and whether it was recorded.
 //   hwinfer_graph   one captured runtime graph and its instantiation, the id of the stream it was
 //                   captured on, and the scratch areas its kernels were given (graph.cpp).
+//   hwinfer_comm    one rank's end of a vendor communicator (NCCL; vendor_comm.h), where the
+//                   build has one (HWINFER_GPU_HAS_COMM).
 #ifndef HWINFER_BACKENDS_CUDA_GPU_INTERNAL_H_
 #define HWINFER_BACKENDS_CUDA_GPU_INTERNAL_H_
 
@@ -40,6 +42,11 @@
 #define HWINFER_GPU_PLUGIN_VERSION "0.0.0-unknown"
 #endif
 
+// 1 where the plugin's build has a collective library (set by its CMakeLists.txt).
+#ifndef HWINFER_GPU_HAS_COMM
+#define HWINFER_GPU_HAS_COMM 0
+#endif
+
 #define GPU_RETURN_IF_ERROR(expr) HWINFER_KIT_RETURN_IF_ERROR(expr)
 
 namespace hwinfer::gpu {
@@ -58,6 +65,7 @@ void log_message(const hwinfer_host_api* host, uint32_t level, const char* forma
     __attribute__((format(printf, 3, 4)));
 
 struct VendorBlas;  // vendor_blas.cpp: the prefill gemm's run-time loaded BLAS
+struct CommState;   // vendor_comm.cpp: a communicator, shared with the streams that ran it
 
 }  // namespace hwinfer::gpu
 
@@ -107,6 +115,9 @@ struct hwinfer_stream : hwinfer::kit::StreamBase {
   uint8_t* scratch = nullptr;          // device memory shared by this stream's direct launches
   uint64_t scratch_bytes = 0;
   std::unique_ptr<hwinfer::gpu::StreamCapture> capture;  // non-null while capturing
+  // The communicators whose all-reduces were enqueued here since the last stream_synchronize,
+  // which reports an abort of one of them (vendor_comm.h).
+  std::vector<std::shared_ptr<hwinfer::gpu::CommState>> all_reduced_by;
 };
 
 struct hwinfer_event : hwinfer::kit::EventBase {
@@ -120,6 +131,10 @@ struct hwinfer_graph {
   gpuGraph_t graph = nullptr;
   gpuGraphExec_t exec = nullptr;
   std::vector<uint8_t*> scratch;  // device memory its kernels use (StreamCapture::scratch)
+};
+
+struct hwinfer_comm : hwinfer::kit::CommBase {
+  std::shared_ptr<hwinfer::gpu::CommState> state;
 };
 
 namespace hwinfer::gpu {
@@ -203,6 +218,18 @@ struct GpuBackend {
   static hwinfer_error* launch(hwinfer_graph& graph, hwinfer_stream& stream);
   static void destroy_graph(hwinfer_graph* graph);
   static hwinfer_error* after_enqueue(hwinfer_stream* stream, hwinfer_error* error) noexcept;
+#if HWINFER_GPU_HAS_COMM
+  // vendor_comm.cpp: device collectives through the vendor's library (NCCL)
+  static hwinfer_error* create_comm_id(hwinfer_plugin& plugin, hwinfer_comm_id* out);
+  static hwinfer_error* init_comm(hwinfer_device& device, const hwinfer_comm_id& id,
+                                  uint32_t nranks, uint32_t rank, uint64_t timeout_ns,
+                                  hwinfer_comm** out);
+  static hwinfer_error* all_reduce_sum_f32(hwinfer_comm& comm, hwinfer_stream& stream,
+                                           hwinfer_buffer& buffer, uint64_t offset, uint64_t count);
+  static hwinfer_error* comm_error(hwinfer_comm& comm);
+  static void abort_comm(hwinfer_comm& comm);
+  static void destroy_comm(hwinfer_comm* comm);
+#endif
   // kernels*.cpp: what this backend cannot run of what the shared checks accept (kernel_limits.h)
   static hwinfer_error* limits(const backend::CheckContext& context, const hwinfer_gemm_desc& d);
   static hwinfer_error* limits(const backend::CheckContext& context,

@@ -16,6 +16,7 @@ set(HWINFER_GPU_HOST_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/kernels_kv.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_gemm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/vendor_blas.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/vendor_comm.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_quant.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernels_attention.cpp)
 set(HWINFER_GPU_KERNEL_SOURCES

@@ -3,7 +3,8 @@
 //
 // stream_synchronize copies the error word to pinned host memory on the stream, waits, and reports
 // (then clears) what a kernel recorded, after any runtime error. Must not synchronize the whole
-// device: other streams keep running. While the stream is capturing (graph.cpp) the host copies
+// device: other streams keep running. It also reports an aborted communicator whose all-reduces
+// the stream ran (vendor_comm.h). While the stream is capturing (graph.cpp) the host copies
 // and synchronize are refused, copy_d2d is recorded (a failed one spoils the capture) and scratch
 // comes from the graph being captured, never from growing the stream's own.
 #include <atomic>
@@ -12,6 +13,7 @@
 
 #include "device_errors.h"
 #include "gpu_internal.h"
+#include "vendor_comm.h"
 
 namespace hwinfer::gpu {
 
@@ -63,7 +65,7 @@ hwinfer_error* GpuBackend::synchronize(hwinfer_stream& stream) {
                              GPU(MemcpyDeviceToHost), stream.stream));
   GPU_CHECK("stream_synchronize", GPU(StreamSynchronize)(stream.stream));
   const int32_t code = *stream.error_word_host;
-  if (code == kDeviceOk) return nullptr;
+  if (code == kDeviceOk) return comm_error_after_sync(&stream);  // a kernel's error goes first
   *stream.error_word_host = 0;
   GPU_CHECK("stream_synchronize",
             GPU(MemsetAsync)(stream.error_word, 0, sizeof(int32_t), stream.stream));

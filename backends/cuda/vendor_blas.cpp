@@ -1,11 +1,9 @@
-// vendor_blas.cpp — see vendor_blas.h. The only file of backends/cuda that calls dlopen /
-// dlsym for a vendor library, and the only one that includes the vendor folder's BLAS header
+// vendor_blas.cpp — see vendor_blas.h. The library is opened through vendor_library.h; this is
+// the only file of backends/cuda that includes the vendor folder's BLAS header
 // (gpu_vendor_blas.h: cuBLAS's types in the cuda build, for TYPES only: the entries come from
 // dlsym and their pointer types are decltype'd from the header's declarations, so the compiler
 // checks every signature; an in-process stand-in in the emulator's; none in the hip build).
 #include "vendor_blas.h"
-
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cinttypes>
@@ -21,6 +19,7 @@
 #include "hwinfer/kit/dtype_info.h"
 #include "kernel_util.h"
 #include "launch.h"
+#include "vendor_library.h"
 
 namespace hwinfer::gpu {
 
@@ -36,7 +35,7 @@ using GetPropertyFn = decltype(&HWINFER_GPU_BLAS(GetProperty));
 
 namespace {
 
-// The library, loaded once per process (never unloaded: RTLD_NODELETE), or why it is not.
+// The library, loaded once per process (vendor_library.h), or why it is not.
 struct Library {
   bool loaded = false;
   std::string file;     // the file that loaded
@@ -50,13 +49,9 @@ struct Library {
 };
 
 // Resolves every entry through |lookup| (name -> address); false naming the first one missing.
-template <typename Lookup>
-bool resolve_entries(Lookup&& lookup, Library* library, std::string* missing) {
+bool resolve_entries(const EntryLookup& lookup, Library* library, std::string* missing) {
   const auto entry = [&](const char* suffix, auto* out) {
-    const std::string name = std::string(blas::kSymbolPrefix) + suffix;
-    void* address = lookup(name.c_str());
-    if (address == nullptr && missing->empty()) *missing = name;
-    *out = reinterpret_cast<std::remove_pointer_t<decltype(out)>>(address);
+    resolve_entry(lookup, blas::kSymbolPrefix, suffix, out, missing);
   };
   entry("Create_v2", &library->create);
   entry("Destroy_v2", &library->destroy);
@@ -81,32 +76,14 @@ bool resolve_entries(Lookup&& lookup, Library* library, std::string* missing) {
 
 Library load_library() {
   Library library;
-  if constexpr (blas::kInProcess) {
-    std::string missing;
-    library.loaded = resolve_entries(blas::in_process_symbol, &library, &missing);
-    library.file = blas::kInProcessFile;
-    if (!library.loaded) library.why_not = library.file + " has no " + missing;
-    return library;
-  }
-  const std::vector<std::string> candidates = blas::library_files();
-  for (const std::string& file : candidates) {
-    void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    std::string missing;
-    if (handle == nullptr) {
-      const char* error = dlerror();
-      missing = error != nullptr ? error : "dlopen failed";
-    } else if (resolve_entries([&](const char* name) { return dlsym(handle, name); }, &library,
-                               &missing)) {
-      library.loaded = true;
-      library.file = file;
-      return library;
-    } else {
-      missing = file + " has no " + missing;
-      dlclose(handle);
-    }
-    library.why_not += (library.why_not.empty() ? "" : "; ") + missing;
-  }
-  library.why_not = "tried " + std::to_string(candidates.size()) + " file(s): " + library.why_not;
+  const VendorLibrary opened = open_vendor_library(
+      blas::kInProcess, blas::kInProcessFile, blas::in_process_symbol, blas::library_files(),
+      [&](const EntryLookup& lookup, std::string* missing) {
+        return resolve_entries(lookup, &library, missing);
+      });
+  library.loaded = opened.loaded;
+  library.file = opened.file;
+  library.why_not = opened.why_not;
   return library;
 }
 

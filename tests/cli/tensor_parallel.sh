@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/cli/tensor_parallel.sh HWINFER MPIRUN GGUF_DIR — tensor parallelism over MPI on CPU ranks
-# (docs/multi-device.md section 3):
+# tests/cli/tensor_parallel.sh HWINFER MPIRUN GGUF_DIR [GPUEMU_DIR] — tensor parallelism over MPI
+# on CPU ranks (docs/multi-device.md section 3):
 #   - `mpirun -np 2 hwinfer generate --tp 2` prints exactly the one-process tokens on F16 and Q8_0,
 #     and -np 4 on F16 (4 ranks over 2 KV heads), with the all-reduces on the devices (the CPU
 #     plugin's shared-memory communicator: the default) and through host memory (MPI);
@@ -12,11 +12,14 @@
 #   - rank 1 killed mid-run: mpirun ends every rank, non-zero, naming rank 1, within 30 s;
 #   - rank 1 stopped (hung) mid-run: rank 0 reports it after --tp-timeout and the run ends,
 #     non-zero, within 30 s (device and host all-reduces);
+#   - with GPUEMU_DIR (the gpuemu plugin's folder): the cuda plugin's NCCL code on the emulator's
+#     stand-in: `--backend gpuemu --tp 2` gives the one-process tokens with the all-reduces on the
+#     devices, and a stopped rank ends the run within the deadline (the communicator aborted);
 #   - refused with a message naming the cause: --tp 2 without mpirun, 3 ranks for 8 heads, a
 #     device rank 1 cannot open, a simulated device (no interconnect model yet), device
 #     all-reduces on a plugin without them (vulkan).
 set -euo pipefail
-hw="$1"; mpirun="$2"; gguf="$3"
+hw="$1"; mpirun="$2"; gguf="$3"; gpuemu_dir="${4:-}"
 # CI runs as root, which OpenMPI refuses unless told; waiting ranks yield their core (2-core runner).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_mpi_yield_when_idle=1
 mpi=("$mpirun" --oversubscribe)
@@ -113,13 +116,17 @@ print("tensor_parallel: bench-model --tp 2 reports", [round(r["decode_bytes_per_
       "bytes per decode step")
 PY
 
-for fault in "KILL device" "STOP device" "KILL host" "STOP host"; do
-  read -r signal collectives <<<"$fault"
+# fault_case SIGNAL COLLECTIVES DEVICE [ENV...]: rank 1 of a 2-rank bench-model on DEVICE gets
+# SIGNAL mid-run; the run must end, non-zero, within 30 s, naming rank 1 (killed) or reporting the
+# hung rank (stopped). ENV: variables for the ranks (the gpuemu plugin's folder).
+fault_case() {
+  local signal="$1" collectives="$2" device="$3" log job pid="" status=0 start took
+  shift 3
   log="$(mktemp)"
-  "${mpi[@]}" -np 2 "$hw" bench-model -m "$gguf/tiny-llama-f16.gguf" -p 64 -n 256 -r 1000 \
-    --device cpu:0 --tp 2 --tp-timeout 2 --tp-collectives "$collectives" >"$log" 2>&1 &
+  env "$@" "${mpi[@]}" -np 2 "$hw" bench-model -m "$gguf/tiny-llama-f16.gguf" -p 64 -n 256 \
+    -r 1000 --device "$device" --tp 2 --tp-timeout 2 --tp-collectives "$collectives" \
+    >"$log" 2>&1 &
   job=$!
-  pid=""
   for _ in $(seq 100); do pid="$(rank_pid 1 "bench-model -m $gguf")" && break; sleep 0.1; done
   [ -n "$pid" ] || fail "rank 1 never started"
   sleep 1
@@ -127,22 +134,44 @@ for fault in "KILL device" "STOP device" "KILL host" "STOP host"; do
   start=$SECONDS
   for _ in $(seq 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
   kill -9 $job 2>/dev/null || true  # still running after 30 s: the check below fails
-  status=0
   wait $job || status=$?
   kill -9 "$pid" 2>/dev/null || true
   took=$((SECONDS - start))
-  [ "$status" -ne 0 ] || fail "rank 1 got SIG$signal and mpirun exited 0 ($collectives)"
-  [ "$took" -lt 30 ] || fail "rank 1 got SIG$signal; the run did not end within 30 s ($collectives)"
+  [ "$status" -ne 0 ] || fail "rank 1 got SIG$signal and mpirun exited 0 ($collectives, $device)"
+  [ "$took" -lt 30 ] ||
+    fail "rank 1 got SIG$signal; the run did not end within 30 s ($collectives, $device)"
   if [ "$signal" == KILL ]; then
     grep -q "rank 1 .*exited on signal 9" "$log" || { cat "$log"; fail "no message naming rank 1"; }
   else
     # Rank 0 waits in an MPI call (host) or, on the devices, where its step's all-reduces wait.
-    grep -Eq "rank 0 of 2: (no answer from the other ranks|the device all-reduces of step [0-9]+ on cpu:0 did not finish) within 2 s" "$log" ||
-      { cat "$log"; fail "rank 0 did not report the hung rank ($collectives)"; }
+    grep -Eq "rank 0 of 2: (no answer from the other ranks|the device all-reduces of step [0-9]+ on $device did not finish) within 2 s" "$log" ||
+      { cat "$log"; fail "rank 0 did not report the hung rank ($collectives, $device)"; }
   fi
-  echo "tensor_parallel: rank 1 got SIG$signal ($collectives all-reduces): the run ended (exit $status) after $took s"
+  echo "tensor_parallel: rank 1 got SIG$signal ($collectives all-reduces on $device): the run ended (exit $status) after $took s"
   rm -f "$log"
+}
+for fault in "KILL device" "STOP device" "KILL host" "STOP host"; do
+  read -r signal collectives <<<"$fault"
+  fault_case "$signal" "$collectives" cpu:0
 done
+
+# The cuda plugin's collective code (vendor_comm.cpp) on the emulator's NCCL stand-in: the
+# one-process tokens with the all-reduces on the devices, both ranks reporting them, and a hung
+# rank ending the run (the watchdog aborts the communicator, which ends the waiting all-reduce).
+if [ -n "$gpuemu_dir" ]; then
+  emu=(env "HWINFER_PLUGIN_PATH=$gpuemu_dir")
+  one="$("${emu[@]}" "$hw" generate -m "$gguf/tiny-llama-f16.gguf" --prompt-tokens "$prompt" \
+    -n 24 --device gpuemu:0)"
+  tp="$("${emu[@]}" "${mpi[@]}" -np 2 "$hw" generate -m "$gguf/tiny-llama-f16.gguf" \
+    --prompt-tokens "$prompt" -n 24 --device gpuemu:0 --tp 2 --tp-collectives device)"
+  [ "$tp" == "$one" ] || fail "gpuemu: --tp 2 (device) gave '$tp'; one process gave '$one'"
+  echo "tensor_parallel: gpuemu: --tp 2 with NCCL-style device all-reduces gives the one-process tokens: $tp"
+  json="$("${emu[@]}" "${mpi[@]}" -np 2 "$hw" bench-model -m "$gguf/tiny-llama-f16.gguf" -p 16 \
+    -n 8 -r 1 --device gpuemu:0 --tp 2 --json)"
+  python3 -c 'import json, sys; r = json.loads(sys.argv[1]); assert r["all_reduces"] == "device", r' \
+    "$json" || fail "gpuemu: bench-model --tp 2 did not sum on the devices (auto)"
+  fault_case STOP device gpuemu:0 "HWINFER_PLUGIN_PATH=$gpuemu_dir"
+fi
 
 # serve --tp 2: the one-process text over HTTP (a synthesised model with the built-in vocabulary;
 # seed 1 gives a varied greedy text), then SIGTERM to rank 0 drains it and every rank exits 0
