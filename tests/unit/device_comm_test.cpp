@@ -3,9 +3,11 @@
 // in chunks) and every rank gets the same bits; a rank that never joins times the others out; ranks
 // given different rank counts are refused; an abort ends a waiting all-reduce and the other rank
 // sees the communicator broken; Guard turns a wait past its deadline into an error; the kit refuses
-// bad arguments; the simulator has no collectives.
+// bad arguments; the simulator has no collectives; the cuda plugin makes an id through the
+// machine's NCCL (no GPU needed for that).
 #include "hwinfer/device_comm.h"
 
+#include <dlfcn.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -220,6 +222,44 @@ TEST(DeviceComm, TheSimulatorHasNoCollectives) {
   ASSERT_FALSE(id.ok());
   EXPECT_EQ(id.status().code(), StatusCode::kUnsupported);
   EXPECT_NE(id.status().message().find("has no device collectives"), std::string::npos);
+}
+
+// The cuda plugin's collectives are NCCL, dlopen'd at the first id (vendor_comm.cpp): with no GPU
+// here an id is as far as it goes, and that needs the real libnccl.so.2 found and every entry the
+// plugin uses resolved (ncclGetUniqueId needs no GPU). Where the library is absent, the refusal
+// names the files tried. Plain builds only: NCCL's bootstrap thread outlives the test, which the
+// sanitizers' leak check would report as NCCL's.
+TEST(DeviceComm, TheCudaPluginMakesAnIdThroughTheMachinesNccl) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "libnccl is not loaded under the sanitizers";
+#else
+  StatusOr<std::string> file = FindPluginFile("cuda", {HWINFER_PLUGIN_BUILD_DIR});
+  if (!file.ok()) GTEST_SKIP() << "the cuda plugin is not built: " << file.status().ToString();
+  StatusOr<std::shared_ptr<Plugin>> loaded = Plugin::Load(*file);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const std::shared_ptr<Plugin>& plugin = *loaded;
+  if (plugin->api().comm_create_id == nullptr) {
+    GTEST_SKIP() << "the cuda plugin was built without nccl.h (no device collectives)";
+  }
+  hwinfer_comm_id first{}, second{};
+  hwinfer_error* made = plugin->api().comm_create_id(plugin->handle(), &first);
+  void* nccl = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+  if (nccl == nullptr) {
+    ASSERT_NE(made, nullptr) << "an id without libnccl.so.2";
+    const std::string message = made->message;
+    made->destroy(made);
+    EXPECT_EQ(message.find("cuda comm_create_id: NCCL is not loaded: tried"), 0u) << message;
+    EXPECT_NE(message.find("libnccl.so.2"), std::string::npos) << message;
+    return;
+  }
+  dlclose(nccl);
+  ASSERT_EQ(made, nullptr) << made->message;
+  made = plugin->api().comm_create_id(plugin->handle(), &second);
+  ASSERT_EQ(made, nullptr) << made->message;
+  const hwinfer_comm_id zero{};
+  EXPECT_NE(std::memcmp(first.bytes, zero.bytes, sizeof(zero.bytes)), 0) << "an empty id";
+  EXPECT_NE(std::memcmp(first.bytes, second.bytes, sizeof(first.bytes)), 0) << "the same id twice";
+#endif
 }
 
 }  // namespace
