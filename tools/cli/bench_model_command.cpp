@@ -1,13 +1,15 @@
 // bench_model_command.cpp — `hwinfer bench-model -m FILE.gguf -p 128 -n 64 -b 1 [--json]
-// [--repetitions R]`: times prefill and decode of one model on one device, end to end (host wall
-// clock around each executor step, synchronisation included), and reports the medians over R
-// runs after one warm-up run:
+// [--repetitions R] [--no-probe]`: times prefill and decode of one model on one device, end to end
+// (host wall clock around each executor step, synchronisation included), and reports the medians
+// over R runs after one warm-up run:
 //   prefill tok/s = b * p / prefill time (TTFT of the batch)
 //   TPOT          = median decode step time (each step yields one token per sequence)
 //   decode tok/s  = b / TPOT
 //   decode MBU    = bytes read per decode step / TPOT / the device's measured read bandwidth
 //                   (the bandwidth probe), where bytes = the decode weights (every layer, final
 //                   norm, output projection) + the KV cache read at the mean context p + n/2.
+//                   --no-probe skips the probe (a slow device: an emulator, a sanitizer build);
+//                   then only the MBU against the spec bandwidth, where the device has one.
 // Prompts are random token ids (seeded); decoding is greedy.
 #include <fmt/format.h>
 
@@ -150,9 +152,12 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
   const GenerateResult& last = timed->last;
 
   ProbeOptions probe_options;
-  auto read = MeasureBandwidth((*opened)->device, HWINFER_PROBE_READ, probe_options);
-  if (!read.ok()) return ReportError(read.status());
-  const double bandwidth = read->measured ? read->value : 0.0;
+  double bandwidth = 0.0;  // not measured: --no-probe, or a device without the probe
+  if (!options.no_probe) {
+    auto read = MeasureBandwidth((*opened)->device, HWINFER_PROBE_READ, probe_options);
+    if (!read.ok()) return ReportError(read.status());
+    if (read->measured) bandwidth = read->value;
+  }
   const double spec = (*opened)->device->info().spec_peak_bandwidth_bytes_per_s;
 
   const double ttft_s = Median(ttft), tpot_s = Median(tpot);
@@ -173,7 +178,8 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
   peaks.spec_bandwidth_bytes_per_s = spec;
   peaks.spec_source = (*opened)->device->info().spec_source;
   peaks.measured_bandwidth_bytes_per_s = bandwidth;
-  peaks.measured_bandwidth_probe_bytes = BandwidthProbeBytes(*(*opened)->device, probe_options);
+  peaks.measured_bandwidth_probe_bytes =
+      options.no_probe ? 0 : BandwidthProbeBytes(*(*opened)->device, probe_options);
   PrintWarnings(UtilisationWarnings({{"decode MBU", PeakKind::kMeasuredBandwidth, mbu},
                                      {"decode MBU", PeakKind::kSpecBandwidth, mbu_spec}},
                                     peaks));
@@ -216,8 +222,13 @@ int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options)
   fmt::print("  decode       {:>10.1f} tok/s   (TPOT {:.2f} ms)\n", decode_tps, tpot_s * 1e3);
   fmt::print("  bytes/step   {:>10}         (weights {} + KV {})\n", FormatBytes(step_bytes),
              FormatBytes(weight_bytes), FormatBytes(kv_bytes));
-  fmt::print("  decode MBU   {:>9.1f}%         of the measured read bandwidth {}\n", 100.0 * mbu,
-             FormatBandwidth(bandwidth));
+  if (bandwidth > 0) {
+    fmt::print("  decode MBU   {:>9.1f}%         of the measured read bandwidth {}\n", 100.0 * mbu,
+               FormatBandwidth(bandwidth));
+  } else {
+    fmt::print("  decode MBU        n/a          the read bandwidth was not measured{}\n",
+               options.no_probe ? " (--no-probe)" : "");
+  }
   if (spec > 0) {
     fmt::print("  decode MBU   {:>9.1f}%         of the spec bandwidth {}\n", 100.0 * mbu_spec,
                FormatBandwidth(spec));

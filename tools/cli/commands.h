@@ -162,6 +162,7 @@ struct BenchModelOptions {
   int repetitions = 3;
   uint64_t seed = 0;
   bool json = false;
+  bool no_probe = false;  // --no-probe: the read bandwidth is not measured (its MBU reads 0)
 };
 int RunBenchModel(const GlobalOptions& global, const BenchModelOptions& options);
 

@@ -368,6 +368,8 @@ void AddBenchModelCommand(CLI::App& app, const GlobalOptions& global, int& exit_
       ->check(IntegerIn(1, 1000));
   command->add_option("--seed", options->seed, "Seed of the random prompts")->check(SeedValue());
   command->add_flag("--json", options->json, "Print one JSON object");
+  command->add_flag("--no-probe", options->no_probe,
+                    "Skip the read-bandwidth measurement (MBU only against the spec bandwidth)");
   command->callback(
       [&global, &exit_code, options] { exit_code = RunBenchModel(global, *options); });
 }
