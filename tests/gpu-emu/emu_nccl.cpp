@@ -5,6 +5,7 @@
 #include "emu_nccl.h"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -23,10 +24,18 @@ constexpr size_t kMagicBytes = sizeof(kIdMagic) - 1;
 static_assert(kMagicBytes + ShmGroup::kNameBytes <= EMUNCCL_UNIQUE_ID_BYTES);
 constexpr unsigned kConfigMagic = 0xcafebeef;
 
-thread_local std::string t_last_error;  // what emuncclGetLastError returns (a copy per thread)
+// What emuncclGetLastError returns: one process-wide message, as NCCL keeps (no thread_local: a
+// dlopen'd module's dynamic TLS upset LeakSanitizer's thread scan in the sanitizer build).
+std::mutex g_last_error_mutex;
+char g_last_error[1024] = "";
 
-emuncclResult_t fail(emuncclResult_t result, std::string why) {
-  t_last_error = std::move(why);
+void set_last_error(const std::string& why) {
+  std::lock_guard<std::mutex> lock(g_last_error_mutex);
+  std::snprintf(g_last_error, sizeof(g_last_error), "%s", why.c_str());
+}
+
+emuncclResult_t fail(emuncclResult_t result, const std::string& why) {
+  set_last_error(why);
   return result;
 }
 
@@ -137,7 +146,9 @@ emuncclResult_t emuncclCommInitRankConfig(emuncclComm_t* comm, int nranks, emunc
   }
   *comm = new EmuNcclComm{state};
   if (!blocking) return emuncclInProgress;
-  return state->current(&t_last_error);
+  const emuncclResult_t result = state->current(&why);
+  if (result != emuncclSuccess) set_last_error(why);
+  return result;
 }
 
 emuncclResult_t emuncclCommGetAsyncError(emuncclComm_t comm, emuncclResult_t* async_error) {
@@ -146,11 +157,11 @@ emuncclResult_t emuncclCommGetAsyncError(emuncclComm_t comm, emuncclResult_t* as
   }
   std::string why;
   *async_error = comm->state->current(&why);
-  if (*async_error != emuncclSuccess && *async_error != emuncclInProgress) t_last_error = why;
+  if (*async_error != emuncclSuccess && *async_error != emuncclInProgress) set_last_error(why);
   return emuncclSuccess;
 }
 
-const char* emuncclGetLastError(emuncclComm_t /*comm*/) { return t_last_error.c_str(); }
+const char* emuncclGetLastError(emuncclComm_t /*comm*/) { return g_last_error; }
 
 emuncclResult_t emuncclAllReduce(const void* sendbuff, void* recvbuff, size_t count,
                                  emuncclDataType_t datatype, emuncclRedOp_t op, emuncclComm_t comm,
