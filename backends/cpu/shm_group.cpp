@@ -182,9 +182,7 @@ std::unique_ptr<ShmGroup> ShmGroup::Open(const uint8_t (&name)[kNameBytes], uint
     failure = "rank " + std::to_string(rank) + " joined twice";
   }
   if (!failure.empty()) {
-    shm_unlink(group->segment_.c_str());
-    group->Abort();
-    *error = failure;
+    group->FailJoin(failure, error);
     return nullptr;
   }
   __atomic_fetch_add(&h.joined, 1u, __ATOMIC_ACQ_REL);
@@ -195,24 +193,25 @@ std::unique_ptr<ShmGroup> ShmGroup::Open(const uint8_t (&name)[kNameBytes], uint
 bool ShmGroup::WaitForRanks(uint64_t timeout_ns, std::string* error) {
   const uint64_t deadline = timeout_ns == 0 ? 0 : NowNs() + timeout_ns;
   Header& h = header();
-  std::string failure;
   for (uint32_t joined = Load(&h.joined); joined < nranks_; joined = Load(&h.joined)) {
     bool timed_out = false;
     if (!WaitWhileEqual(&h.joined, joined, deadline, &timed_out)) {
-      failure = timed_out ? "only " + std::to_string(Load(&h.joined)) + " of " +
-                                std::to_string(nranks_) + " ranks joined within " +
-                                std::to_string(static_cast<double>(timeout_ns) * 1e-9) + " s"
-                          : BrokenReason();
-      break;
+      return FailJoin(timed_out ? "only " + std::to_string(Load(&h.joined)) + " of " +
+                                      std::to_string(nranks_) + " ranks joined within " +
+                                      std::to_string(static_cast<double>(timeout_ns) * 1e-9) + " s"
+                                : BrokenReason(),
+                      error);
     }
   }
-  shm_unlink(segment_.c_str());  // every rank has it mapped (or the join failed): the name can go
-  if (!failure.empty()) {
-    Abort();
-    *error = failure;
-    return false;
-  }
+  shm_unlink(segment_.c_str());  // every rank has it mapped: the name can go
   return true;
+}
+
+bool ShmGroup::FailJoin(const std::string& why, std::string* error) {
+  shm_unlink(segment_.c_str());  // no rank may join a failed group
+  Abort();
+  *error = why;
+  return false;
 }
 
 bool ShmGroup::Broken() const {

@@ -66,6 +66,9 @@ class ShmGroup {
   // (then only a break ends the wait); otherwise also false past it, with *timed_out set.
   bool WaitWhileEqual(uint32_t* word, uint32_t value, uint64_t deadline_ns, bool* timed_out);
   bool Broken() const;
+  // A join that cannot complete: unlinks the segment's name, breaks the group for the other
+  // ranks, says |why| in *error; returns false.
+  bool FailJoin(const std::string& why, std::string* error);
 
   void* base_;
   size_t bytes_;

@@ -37,10 +37,8 @@ namespace {
 
 // The library, loaded once per process (vendor_library.h), or why it is not.
 struct Library {
-  bool loaded = false;
-  std::string file;     // the file that loaded
-  std::string why_not;  // not loaded: every file tried, and why each failed
-  std::string version;  // "13.1.0", or "" when the library does not say
+  VendorLibrary opened;  // whether it loaded, from which file, or why not
+  std::string version;   // "13.1.0", or "" when the library does not say
   blas::CreateFn create = nullptr;
   blas::DestroyFn destroy = nullptr;
   blas::SetStreamFn set_stream = nullptr;
@@ -76,14 +74,11 @@ bool resolve_entries(const EntryLookup& lookup, Library* library, std::string* m
 
 Library load_library() {
   Library library;
-  const VendorLibrary opened = open_vendor_library(
-      blas::kInProcess, blas::kInProcessFile, blas::in_process_symbol, blas::library_files(),
-      [&](const EntryLookup& lookup, std::string* missing) {
-        return resolve_entries(lookup, &library, missing);
-      });
-  library.loaded = opened.loaded;
-  library.file = opened.file;
-  library.why_not = opened.why_not;
+  library.opened = open_vendor_library(blas::kInProcess, blas::kInProcessFile,
+                                       blas::in_process_symbol, blas::library_files(),
+                                       [&](const EntryLookup& lookup, std::string* missing) {
+                                         return resolve_entries(lookup, &library, missing);
+                                       });
   return library;
 }
 
@@ -380,7 +375,7 @@ hwinfer_error* select_gemm_path(hwinfer_plugin* plugin, GemmOption option) {
   }
   if (option == GemmOption::kAuto && plugin->devices.empty()) return nullptr;  // nothing to run
   const Library& lib = library();
-  if (!lib.loaded) {
+  if (!lib.opened.loaded) {
     if (option == GemmOption::kVendorBlas) {
       return hwinfer_make_error(
           HWINFER_STATUS_FAILED_PRECONDITION,
@@ -388,10 +383,10 @@ hwinfer_error* select_gemm_path(hwinfer_plugin* plugin, GemmOption option) {
           "install libcublas (the CUDA toolkit, or pip's nvidia-cublas) where "
           "the dynamic loader finds it (LD_LIBRARY_PATH), name the file in "
           "HWINFER_CUBLAS_LIBRARY, or use gemm=auto",
-          kPluginName, blas::kName, lib.why_not.c_str());
+          kPluginName, blas::kName, lib.opened.why_not.c_str());
     }
     log_message(plugin->host, HWINFER_LOG_INFO, "gemm uses the built-in kernel: %s not found (%s)",
-                blas::kName, lib.why_not.c_str());
+                blas::kName, lib.opened.why_not.c_str());
     return nullptr;
   }
   auto vendor = std::make_shared<VendorBlas>();
@@ -405,8 +400,9 @@ hwinfer_error* select_gemm_path(hwinfer_plugin* plugin, GemmOption option) {
               "gemm uses %s%s%s (%s) for m > %" PRId64
               " with A and B of one dtype (F32, F16, BF16), fp32 compute; other gemms use the "
               "built-in kernel (option gemm=%s)",
-              blas::kName, lib.version.empty() ? "" : " ", lib.version.c_str(), lib.file.c_str(),
-              kGemvMaxRows, option == GemmOption::kAuto ? "auto" : "cublas");
+              blas::kName, lib.version.empty() ? "" : " ", lib.version.c_str(),
+              lib.opened.file.c_str(), kGemvMaxRows,
+              option == GemmOption::kAuto ? "auto" : "cublas");
 #else
   (void)option;  // parse_gemm_option rejected cublas
   if (!plugin->devices.empty()) {

@@ -4,6 +4,7 @@
 // declarations; the in-process stand-in in the emulator's).
 #include "vendor_comm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstring>
@@ -220,9 +221,8 @@ hwinfer_error* GpuBackend::all_reduce_sum_f32(hwinfer_comm& comm, hwinfer_stream
     return comm_failure(HWINFER_STATUS_UNAVAILABLE, "comm_all_reduce_sum_f32", state.rank,
                         state.nranks, result_text(*library, result, "AllReduce", state.handle));
   }
-  bool known = false;
-  for (const auto& ran : stream.all_reduced_by) known = known || ran == comm.state;
-  if (!known) stream.all_reduced_by.push_back(comm.state);
+  std::vector<std::shared_ptr<CommState>>& ran = stream.all_reduced_by;
+  if (std::find(ran.begin(), ran.end(), comm.state) == ran.end()) ran.push_back(comm.state);
   return nullptr;
 }
 
