@@ -10,7 +10,10 @@
 //     sum_blocks 0.6 d_b sum_{l in b} |w[j,l]| + 2 (k + 2) eps sum_l |x[i,l] w[j,l]|
 //     (d_b = max|x| / 127 of the block, 32 values or the K-quants' 256 as llama.cpp's Q8_K; 0.5
 //     d_b of rounding plus room for an f16 block scale), and
-//     NMSE vs the exact product <= 1e-4 (x quantization alone gives about 1.5e-5 here);
+//     NMSE vs the exact product <= 1e-4 (x quantization alone gives about 1.5e-5 here), or <= 2x
+//     the NMSE of llama.cpp's scheme where that scheme itself is further off: with few blocks
+//     behind every output (m=2, k=96: six x blocks) the ratio has a heavy tail, and on one seed
+//     llama.cpp's Q8_1 blocks land at 1.04e-4 for Q5_1;
 //     (both NMSE checks only for cases of >= 64 outputs, where NMSE is meaningful)
 //   tight: NMSE <= 1e-7 against one of the precise models: the exact product
 //     (matmul_quantized_reference) or x quantized as llama.cpp does
@@ -47,6 +50,7 @@ using MatmulQuantizedTest = ConformanceTest;
 
 constexpr uint64_t kBackGuardBytes = 256;
 constexpr double kLooseMaxNmse = 1e-4;
+constexpr double kLooseSchemeFactor = 2.0;  // times llama.cpp's scheme's own NMSE
 constexpr double kTightMaxNmse = 1e-7;
 constexpr size_t kMinOutputsForNmse = 64;
 
@@ -282,8 +286,10 @@ Outcome RunCase(Device& device, Stream& stream, const QuantCase& q, std::mt19937
   if (got.size() < kMinOutputsForNmse) return outcome;
   const double nmse_exact = Nmse(got, exact);
   const double nmse_q8_x = std::min(Nmse(got, q8_x), Nmse(got, q8_x_f32));
-  EXPECT_LE(nmse_exact, kLooseMaxNmse)
-      << "NMSE vs the exact product over " << got.size() << " outputs";
+  const double nmse_scheme = std::max(Nmse(q8_x, exact), Nmse(q8_x_f32, exact));
+  EXPECT_LE(nmse_exact, std::max(kLooseMaxNmse, kLooseSchemeFactor * nmse_scheme)) << fmt::format(
+      "NMSE vs the exact product over {} outputs (llama.cpp's x quantization: {:.3g})", got.size(),
+      nmse_scheme);
   EXPECT_LE(std::min(nmse_exact, nmse_q8_x), kTightMaxNmse) << fmt::format(
       "matches neither precise model: NMSE {:.3g} vs the exact product, {:.3g} vs x quantized "
       "to 8-bit blocks (llama.cpp's scheme)",
