@@ -8,6 +8,8 @@
 // rows. Every output is one accumulator of 16 f32 lanes (lane l sums the step's elements that
 // land in it, in k order), then one fixed horizontal sum, whatever the tile it is in: a row of a
 // gets bit-identical sums at every m, so a sequence's logits do not depend on its batch.
+// Memory and multiplies overlap: the first tile of a column block reads its weights from memory,
+// the later ones (m > 4) find them in L1 and prefetch the next block's meanwhile.
 //
 // A Step provides: `A` (a's element type), `kWidth` (k per step), `Weights`/`Activations` (the
 // vector types), `load_w(p)`, `load_w(p, valid)`, `load_a(p)`, `load_a(p, valid)` (the masked
@@ -27,22 +29,40 @@ constexpr int64_t kTilePrefetchBytes = 4096;
 constexpr int kTileM = 4;  // rows of a per tile
 constexpr int kTileN = 6;  // weight rows per tile
 
+// Bytes a tile prefetches for later tiles instead of reading ahead along its own weight rows:
+// [begin, end), spread evenly over its steps; begin == nullptr reads ahead along its rows.
+struct TilePrefetch {
+  const char* begin = nullptr;
+  const char* end = nullptr;
+};
+
 // out[r * RN + j] = a[r] . b_row j for an RM x RN tile, Step::kWidth values of k per step.
 template <class Step, int RM, int RN>
 void tile_rm_rn(const typename Step::A* a, int64_t lda, const uint16_t* b, int64_t ldb, int64_t k,
-                float* out) {
+                TilePrefetch ahead, float* out) {
   __m512 acc[RM][RN];
   for (int r = 0; r < RM; ++r) {
     for (int j = 0; j < RN; ++j) acc[r][j] = _mm512_setzero_ps();
   }
+  // Lines of |ahead| per step, rounded up: the range is covered before the last steps.
+  const int64_t steps = k / Step::kWidth + 1;
+  const int64_t lines = (ahead.end - ahead.begin + 63) / 64;
+  const int64_t step_bytes = 64 * ((lines + steps - 1) / steps);
+  const char* next_line = ahead.begin;
   int64_t l = 0;
   for (; l + Step::kWidth <= k; l += Step::kWidth) {
     typename Step::Weights w[RN];
-    for (int j = 0; j < RN; ++j) {
-      _mm_prefetch(reinterpret_cast<const char*>(b + j * ldb + l) + kTilePrefetchBytes,
-                   _MM_HINT_T0);
-      w[j] = Step::load_w(b + j * ldb + l);
+    if (ahead.begin == nullptr) {
+      for (int j = 0; j < RN; ++j) {
+        _mm_prefetch(reinterpret_cast<const char*>(b + j * ldb + l) + kTilePrefetchBytes,
+                     _MM_HINT_T0);
+      }
+    } else {
+      for (const char* stop = next_line + step_bytes; next_line < stop; next_line += 64) {
+        if (next_line < ahead.end) _mm_prefetch(next_line, _MM_HINT_T0);
+      }
     }
+    for (int j = 0; j < RN; ++j) w[j] = Step::load_w(b + j * ldb + l);
     for (int r = 0; r < RM; ++r) {
       const typename Step::Activations x = Step::load_a(a + r * lda + l);
       for (int j = 0; j < RN; ++j) acc[r][j] = Step::madd(acc[r][j], x, w[j]);
@@ -73,9 +93,9 @@ struct TileTarget {
 };
 
 template <class Step, int RM, int RN>
-void store_tile(const TileTarget<Step>& t, int64_t i, int64_t j) {
+void store_tile(const TileTarget<Step>& t, int64_t i, int64_t j, TilePrefetch ahead) {
   float tile[RM * RN];
-  tile_rm_rn<Step, RM, RN>(t.a + i * t.lda, t.lda, t.b_j, t.ldb, t.k, tile);
+  tile_rm_rn<Step, RM, RN>(t.a + i * t.lda, t.lda, t.b_j, t.ldb, t.k, ahead, tile);
   for (int r = 0; r < RM; ++r) {
     for (int c = 0; c < RN; ++c) t.out[(i + r) * t.rows + j + c] = tile[r * RN + c];
   }
@@ -83,22 +103,32 @@ void store_tile(const TileTarget<Step>& t, int64_t i, int64_t j) {
 
 // The last |left| (< R + 1) rows of a from row i, as one tile of exactly that many rows.
 template <class Step, int R, int RN>
-void store_edge(const TileTarget<Step>& t, int64_t left, int64_t i, int64_t j) {
+void store_edge(const TileTarget<Step>& t, int64_t left, int64_t i, int64_t j, TilePrefetch ahead) {
   if constexpr (R > 0) {
     if (left == R) {
-      store_tile<Step, R, RN>(t, i, j);
+      store_tile<Step, R, RN>(t, i, j, ahead);
     } else {
-      store_edge<Step, R - 1, RN>(t, left, i, j);
+      store_edge<Step, R - 1, RN>(t, left, i, j, ahead);
     }
   }
 }
 
 // Weight rows j .. j + RN against every row of a: kTileM rows at a time, then one smaller tile.
+// The first tile reads the weights from memory (reading ahead along them); the others find them
+// in L1 and meanwhile prefetch the next RN weight rows, so that memory works while they compute.
 template <class Step, int RN>
 void column_block(const TileTarget<Step>& t, int64_t m, int64_t j) {
+  const int64_t tiles = (m + kTileM - 1) / kTileM;
+  const auto* next = reinterpret_cast<const char*>(t.b_j + RN * t.ldb);
+  const int64_t next_bytes = RN * t.ldb * static_cast<int64_t>(sizeof(uint16_t));
+  auto ahead = [&](int64_t tile) {
+    if (tile == 0 || tile >= tiles) return TilePrefetch{};  // (tiles: an empty edge)
+    return TilePrefetch{next + (tile - 1) * next_bytes / (tiles - 1),
+                        next + tile * next_bytes / (tiles - 1)};
+  };
   int64_t i = 0;
-  for (; i + kTileM <= m; i += kTileM) store_tile<Step, kTileM, RN>(t, i, j);
-  store_edge<Step, kTileM - 1, RN>(t, m - i, i, j);
+  for (; i + kTileM <= m; i += kTileM) store_tile<Step, kTileM, RN>(t, i, j, ahead(i / kTileM));
+  store_edge<Step, kTileM - 1, RN>(t, m - i, i, j, ahead(i / kTileM));
 }
 
 // The last |left| (< RN + 1) weight rows from row j, as one column block of exactly that many.
