@@ -21,6 +21,8 @@
 
 #include <cstdint>
 
+#include "tile_prefetch.h"
+
 namespace hwinfer::cpu {
 namespace {
 
@@ -28,13 +30,6 @@ namespace {
 constexpr int64_t kTilePrefetchBytes = 4096;
 constexpr int kTileM = 4;  // rows of a per tile
 constexpr int kTileN = 6;  // weight rows per tile
-
-// Bytes a tile prefetches for later tiles instead of reading ahead along its own weight rows:
-// [begin, end), spread evenly over its steps; begin == nullptr reads ahead along its rows.
-struct TilePrefetch {
-  const char* begin = nullptr;
-  const char* end = nullptr;
-};
 
 // out[r * RN + j] = a[r] . b_row j for an RM x RN tile, Step::kWidth values of k per step.
 template <class Step, int RM, int RN>
@@ -44,22 +39,16 @@ void tile_rm_rn(const typename Step::A* a, int64_t lda, const uint16_t* b, int64
   for (int r = 0; r < RM; ++r) {
     for (int j = 0; j < RN; ++j) acc[r][j] = _mm512_setzero_ps();
   }
-  // Lines of |ahead| per step, rounded up: the range is covered before the last steps.
-  const int64_t steps = k / Step::kWidth + 1;
-  const int64_t lines = (ahead.end - ahead.begin + 63) / 64;
-  const int64_t step_bytes = 64 * ((lines + steps - 1) / steps);
-  const char* next_line = ahead.begin;
+  PrefetchSpreader spread(ahead, k / Step::kWidth);
   int64_t l = 0;
   for (; l + Step::kWidth <= k; l += Step::kWidth) {
     typename Step::Weights w[RN];
-    if (ahead.begin == nullptr) {
+    if (spread.active()) {
+      spread.step();
+    } else {
       for (int j = 0; j < RN; ++j) {
         _mm_prefetch(reinterpret_cast<const char*>(b + j * ldb + l) + kTilePrefetchBytes,
                      _MM_HINT_T0);
-      }
-    } else {
-      for (const char* stop = next_line + step_bytes; next_line < stop; next_line += 64) {
-        if (next_line < ahead.end) _mm_prefetch(next_line, _MM_HINT_T0);
       }
     }
     for (int j = 0; j < RN; ++j) w[j] = Step::load_w(b + j * ldb + l);
@@ -119,12 +108,9 @@ void store_edge(const TileTarget<Step>& t, int64_t left, int64_t i, int64_t j, T
 template <class Step, int RN>
 void column_block(const TileTarget<Step>& t, int64_t m, int64_t j) {
   const int64_t tiles = (m + kTileM - 1) / kTileM;
-  const auto* next = reinterpret_cast<const char*>(t.b_j + RN * t.ldb);
   const int64_t next_bytes = RN * t.ldb * static_cast<int64_t>(sizeof(uint16_t));
   auto ahead = [&](int64_t tile) {
-    if (tile == 0 || tile >= tiles) return TilePrefetch{};  // (tiles: an empty edge)
-    return TilePrefetch{next + (tile - 1) * next_bytes / (tiles - 1),
-                        next + tile * next_bytes / (tiles - 1)};
+    return later_tile_prefetch(t.b_j + RN * t.ldb, next_bytes, tile, tiles);
   };
   int64_t i = 0;
   for (; i + kTileM <= m; i += kTileM) store_tile<Step, kTileM, RN>(t, i, j, ahead(i / kTileM));

@@ -47,22 +47,26 @@ inline Q8Pair load_q8_pair(const uint8_t* block) {
 
 // q8_0_step on blocks b and b + 1 at once: acc's low half is tile_q8_0_block's acc0 (even
 // blocks), its high half acc1 (odd blocks); a lone last block goes into the low half through the
-// 256-bit step, as there.
-template <int RM, int RN>
+// 256-bit step, as there. kAhead as there too.
+template <int RM, int RN, bool kAhead>
 void pair_q8_0_block(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
-                     int64_t blocks, float out[RM][RN]) {
+                     int64_t blocks, TilePrefetch ahead, float out[RM][RN]) {
   __m512 acc[RM][RN];
   for (int r = 0; r < RM; ++r) {
     for (int j = 0; j < RN; ++j) acc[r][j] = _mm512_setzero_ps();
   }
   const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+  PrefetchSpreader spread(ahead, blocks / 2);
   int64_t b = 0;
   for (; b + 2 <= blocks; b += 2) {
+    if constexpr (kAhead) spread.step();
     Q8Pair pairs[RN];
     for (int j = 0; j < RN; ++j) {
       const uint8_t* block = w + j * w_row_bytes + b * kTileQ8Bytes;
-      tile_prefetch(block);
-      tile_prefetch(block + 64);
+      if constexpr (!kAhead) {
+        tile_prefetch(block);
+        tile_prefetch(block + 64);
+      }
       pairs[j] = load_q8_pair(block);
     }
     for (int r = 0; r < RM; ++r) {
@@ -96,8 +100,12 @@ void pair_q8_0_block(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w, int
 template <int RM, int RN>
 struct Q8Pairs {
   static void run(const XBlockQ8* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
-                  int64_t blocks, float out[RM][RN]) {
-    pair_q8_0_block<RM, RN>(x, x_stride, w, w_row_bytes, blocks, out);
+                  int64_t blocks, TilePrefetch ahead, float out[RM][RN]) {
+    if (ahead.begin != nullptr) {
+      pair_q8_0_block<RM, RN, true>(x, x_stride, w, w_row_bytes, blocks, ahead, out);
+    } else {
+      pair_q8_0_block<RM, RN, false>(x, x_stride, w, w_row_bytes, blocks, ahead, out);
+    }
   }
 };
 
@@ -144,7 +152,8 @@ inline __m512 quad_dot(const Q4Quad& w, const XQuadQ4& x, __m512 acc) {
 // the low half a pair at a time through the 256-bit step, as there.
 template <int RM, int RN>
 void quad_q4_0_block(const XQuadQ4* xq, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
-                     int64_t blocks, float out[RM][RN]) {
+                     int64_t blocks, TilePrefetch /*ahead: run_tiles passes none for Q4_0*/,
+                     float out[RM][RN]) {
   __m512 acc[RM][RN];
   for (int r = 0; r < RM; ++r) {
     for (int j = 0; j < RN; ++j) acc[r][j] = _mm512_setzero_ps();
@@ -179,20 +188,20 @@ void quad_q4_0_block(const XQuadQ4* xq, int64_t x_stride, const uint8_t* w, int6
 template <int RM, int RN>
 struct Q4Quads {
   static void run(const XQuadQ4* x, int64_t x_stride, const uint8_t* w, int64_t w_row_bytes,
-                  int64_t blocks, float out[RM][RN]) {
-    quad_q4_0_block<RM, RN>(x, x_stride, w, w_row_bytes, blocks, out);
+                  int64_t blocks, TilePrefetch ahead, float out[RM][RN]) {
+    quad_q4_0_block<RM, RN>(x, x_stride, w, w_row_bytes, blocks, ahead, out);
   }
 };
 
 template <int RM, int RN>
 void tiles_q8_0_pairs(const QuantizedTileArgs& a) {
-  run_tiles<XBlockQ8, RM, RN, Q8Pairs>(a, a.blocks * static_cast<int64_t>(sizeof(XBlockQ8)));
+  run_tiles<true, XBlockQ8, RM, RN, Q8Pairs>(a, a.blocks * static_cast<int64_t>(sizeof(XBlockQ8)));
 }
 
 template <int RM, int RN>
 void tiles_q4_0_quads(const QuantizedTileArgs& a) {
-  run_tiles<XQuadQ4, RM, RN, Q4Quads>(a,
-                                      (a.blocks + 3) / 4 * static_cast<int64_t>(sizeof(XQuadQ4)));
+  run_tiles<false, XQuadQ4, RM, RN, Q4Quads>(
+      a, (a.blocks + 3) / 4 * static_cast<int64_t>(sizeof(XQuadQ4)));
 }
 
 }  // namespace
