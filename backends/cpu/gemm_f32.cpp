@@ -18,6 +18,7 @@
 
 #include "gemm_f32_microkernel.h"
 #include "host_info.h"
+#include "weight_formats.h"
 
 namespace hwinfer::cpu {
 
@@ -25,18 +26,21 @@ namespace {
 
 constexpr int64_t kBlockK = 256;    // kc: a [kc, nr] B panel is 16 KiB at nr = 16 (L1)
 constexpr int64_t kTaskRows = 96;   // a task's A block [96, kc] is 96 KiB (L2); multiple of mr
-constexpr int64_t kTaskCols = 192;  // columns of C per task; multiple of every nr (8, 16)
+constexpr int64_t kTaskCols = 192;  // columns of C per task; multiple of every nr (8, 16, 32)
 constexpr int64_t kBlockN = 3072;   // B columns packed at once ([kc, 3072] = 3 MiB)
-constexpr int64_t kMaxTile = int64_t{6} * 16;
-constexpr int64_t kSmallM = 4;           // m <= this takes the GEMV path when strides allow
-constexpr int64_t kSmallMMaxCols = 512;  // columns per GEMV item, at most
-static_assert((kTaskRows / 4) % 6 == 0 && (kTaskCols / 4) % 16 == 0 && kBlockN % kTaskCols == 0,
-              "every task shape must be a whole number of 6 x 16 and 6 x 8 register tiles");
+constexpr int64_t kMaxTile = int64_t{12} * 32;  // the largest micro-kernel's [mr, nr]
+constexpr int64_t kSmallM = 4;                  // m <= this takes the GEMV path when strides allow
+constexpr int64_t kSmallMMaxCols = 512;         // columns per GEMV item, at most
+static_assert((kTaskRows / 4) % 12 == 0 && (kTaskCols / 2) % 32 == 0 && kBlockN % kTaskCols == 0,
+              "every task shape must be a whole number of 12 x 32, 6 x 16 and 6 x 8 tiles");
 
 int64_t ceil_div(int64_t x, int64_t d) { return (x + d - 1) / d; }
 int64_t round_up(int64_t x, int64_t to) { return ceil_div(x, to) * to; }
 
 GemmMicroKernel microkernel_for(GemmIsa isa) {
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+  if (isa == GemmIsa::kAvx2Fma && use_avx512_vnni()) return gemm_microkernel_avx512();
+#endif
 #if defined(HWINFER_CPU_HAVE_AVX2_KERNEL)
   if (isa == GemmIsa::kAvx2Fma) return gemm_microkernel_avx2_fma();
 #else
@@ -115,17 +119,17 @@ void store_tile(const GemmF32Problem& p, const float* tile, int64_t nr, int64_t 
   }
 }
 
-// Task tiles of C: kTaskRows x kTaskCols, halved (cols first, down to 24 x 48, still multiples of
-// every mr and nr) until there are at least two tasks per thread.
+// Task tiles of C: kTaskRows x kTaskCols, halved (cols first, down to 24 x 48, while a multiple of
+// nr: each task packs whole panels of B) until there are at least two tasks per thread.
 struct TaskShape {
   int64_t rows;
   int64_t cols;
 };
-TaskShape task_shape(int64_t m, int64_t nc, int threads) {
+TaskShape task_shape(int64_t m, int64_t nc, int threads, int64_t nr) {
   TaskShape shape{kTaskRows, kTaskCols};
   const int64_t wanted_tasks = 2 * static_cast<int64_t>(threads);
   while (ceil_div(m, shape.rows) * ceil_div(nc, shape.cols) < wanted_tasks) {
-    if (shape.cols > kTaskCols / 4) {
+    if (shape.cols > kTaskCols / 4 && (shape.cols / 2) % nr == 0) {
       shape.cols /= 2;
     } else if (shape.rows > kTaskRows / 4) {
       shape.rows /= 2;
@@ -147,7 +151,7 @@ void gemm_packed(const GemmF32Problem& p, ThreadPool& pool, const GemmMicroKerne
 
   for (int64_t col0 = 0; col0 < p.n; col0 += kBlockN) {
     const int64_t nc = std::min(kBlockN, p.n - col0);
-    const TaskShape task = task_shape(p.m, nc, pool.thread_count());
+    const TaskShape task = task_shape(p.m, nc, pool.thread_count(), nr);
     const int64_t row_blocks = ceil_div(p.m, task.rows);
     const int64_t col_blocks = ceil_div(nc, task.cols);
     for (int64_t l0 = 0; l0 < p.k; l0 += kBlockK) {
@@ -254,6 +258,9 @@ GemmIsa detect_gemm_isa() {
 const char* gemm_isa_name(GemmIsa isa) {
   switch (isa) {
     case GemmIsa::kAvx2Fma:
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+      if (use_avx512_vnni()) return "avx512+vnni";  // the same family, 512-bit kernels
+#endif
       return "avx2+fma+f16c";
     case GemmIsa::kPortable:
       break;

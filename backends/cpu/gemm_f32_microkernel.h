@@ -28,6 +28,11 @@ GemmMicroKernel gemm_microkernel_portable();
 // AVX2 and FMA (see detect_gemm_isa in gemm_f32.h).
 GemmMicroKernel gemm_microkernel_avx2_fma();
 #endif
+#if defined(HWINFER_CPU_HAVE_AVX512_KERNEL)
+// 12 x 32 on 64-byte vectors with FMA (built with -mavx512f): call only when use_avx512_vnni()
+// (weight_formats.h) says the CPU has AVX-512.
+GemmMicroKernel gemm_microkernel_avx512();
+#endif
 
 }  // namespace hwinfer::cpu
 

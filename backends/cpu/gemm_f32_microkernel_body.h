@@ -15,7 +15,8 @@
 namespace {
 
 // |Vec| is a GCC vector of floats; NR must be a multiple of its lane count. The MR x NR/lanes
-// accumulators must fit the register file (12 vector registers for both instantiations).
+// accumulators must fit the register file (12 of 16 registers on SSE2/NEON and AVX2, 24 of 32 on
+// AVX-512).
 template <typename Vec, int MR, int NR>
 inline void gemm_microkernel_body(int64_t kc, const float* __restrict a_panel,
                                   const float* __restrict b_panel, float* __restrict c_tile) {

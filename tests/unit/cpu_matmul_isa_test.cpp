@@ -7,6 +7,7 @@
 //   n]
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -409,6 +410,52 @@ TEST(CpuMatmulIsa, HalfTilesGiveEveryRowTheSameSumsAtEveryM) {
 #else
   GTEST_SKIP() << "built without the AVX-512 kernels";
 #endif
+}
+
+// The FMA micro-kernels (AVX2's 6 x 16, AVX-512's 12 x 32; the ctest cpu_matmul_isa_with_avx512_off
+// runs this with the first) compute each element of c as one chain of FMAs over a 256-value k
+// block, the blocks' sums added in order: the same bits whatever the kernel's tile shape.
+TEST(CpuMatmulIsa, F32GemmIsOneFmaChainPerKBlock) {
+  if (detect_gemm_isa() != GemmIsa::kAvx2Fma) GTEST_SKIP() << "no FMA kernel on this CPU";
+  constexpr int64_t kM = 37, kN = 70, kK = 600, kBlock = 256;  // k blocks of 256, 256 and 88
+  std::mt19937 rng(20261206);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> a(kM * kK), b(kN * kK), c(kM * kN, 0.0f);  // b: [n, k] weights
+  for (float& v : a) v = uniform(rng);
+  for (float& v : b) v = uniform(rng);
+  GemmF32Problem problem;
+  problem.m = kM;
+  problem.n = kN;
+  problem.k = kK;
+  problem.a = a.data();
+  problem.a_row_stride = kK;
+  problem.a_col_stride = 1;
+  problem.b = b.data();
+  problem.b_row_stride = 1;
+  problem.b_col_stride = kK;
+  problem.c = c.data();
+  problem.c_row_stride = kN;
+  problem.c_col_stride = 1;
+  ThreadPool pool(2);
+  gemm_f32(problem, pool, GemmIsa::kAvx2Fma);
+  int mismatches = 0;
+  for (int64_t i = 0; i < kM; ++i) {
+    for (int64_t j = 0; j < kN; ++j) {
+      float expected = 0.0f;
+      for (int64_t l0 = 0; l0 < kK; l0 += kBlock) {
+        float chain = 0.0f;
+        for (int64_t l = l0; l < std::min(kK, l0 + kBlock); ++l) {
+          chain = std::fma(a[i * kK + l], b[j * kK + l], chain);
+        }
+        expected = l0 == 0 ? chain : expected + chain;
+      }
+      if (c[i * kN + j] != expected && ++mismatches <= 3) {
+        ADD_FAILURE() << "c[" << i << ", " << j << "] = " << c[i * kN + j] << ", expected "
+                      << expected << " (" << gemm_isa_name(GemmIsa::kAvx2Fma) << ")";
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace
