@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -119,7 +120,7 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
     return (2.0 * static_cast<double>(gemm.k + 2) * FLT_EPSILON + a_roundoff) * bound[i] +
            2.0 * UnitRoundoff(gemm.c_dtype) * std::abs(ref[i]) + FLT_MIN;
   };
-  double err2 = 0, ref2 = 0, worst_excess = -1;
+  double err2 = 0, ref2 = 0, bound2 = 0, worst_excess = -1;
   size_t worst = 0, non_finite = 0, first_non_finite = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     if (!std::isfinite(ref[i])) {
@@ -134,6 +135,7 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
     const double diff = static_cast<double>(got[i]) - static_cast<double>(ref[i]);
     err2 += diff * diff;
     ref2 += static_cast<double>(ref[i]) * static_cast<double>(ref[i]);
+    bound2 += bound[i] * bound[i];
     const double excess = std::abs(diff) - tolerance_at(i);
     if (excess > worst_excess) {
       worst_excess = excess;
@@ -149,8 +151,12 @@ void CompareWithReference(const GemmCase& gemm, const std::vector<float>& got,
                                                   : "");
   if (non_finite > 0) return;
   const double nmse = ref2 > 0 ? err2 / ref2 : err2;
-  const double u = std::max(UnitRoundoff(gemm.c_dtype), a_roundoff);
-  EXPECT_LE(nmse, std::max(kMaxNmse, u * u))
+  // Rounding c costs u(c)^2 of NMSE; rounding a costs up to u(a)^2 sum|a||b|, squared, relative to
+  // sum ref^2: more than u(a)^2 where the products cancel (a 1x7x3 case of seed
+  // 5719114510075904935 on bf16 weights: 2.4e-5 against u(bf16)^2 = 1.5e-5).
+  const double u_c = UnitRoundoff(gemm.c_dtype);
+  const double a_nmse = ref2 > 0 ? a_roundoff * a_roundoff * bound2 / ref2 : 0.0;
+  EXPECT_LE(nmse, std::max({kMaxNmse, u_c * u_c, a_nmse}))
       << "NMSE sum((x-ref)^2)/sum(ref^2) over " << got.size() << " outputs";
   EXPECT_LE(worst_excess, 0.0) << fmt::format(
       "c[{}, {}] = {:.9g}, reference {:.9g}: |difference| {:.3g} exceeds the bound {:.3g}",
