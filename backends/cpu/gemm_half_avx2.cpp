@@ -2,22 +2,20 @@
 // bf16, FMA dot products over 1..4 rows of a at a time sharing each converted weight vector.
 //
 // Built with -mavx2 -mfma -mf16c (see CMakeLists.txt): reach it only after detect_gemm_isa() said
-// kAvx2Fma. Includes no header with inline functions but the intrinsics (an AVX2 copy of an inline
-// function could replace the portable one at link time); everything but the table is local.
+// kAvx2Fma. Includes no header with inline functions but the intrinsics and internal-linkage ones
+// (an AVX2 copy of an inline function could replace the portable one at link time); everything
+// but the table is local.
 #include <immintrin.h>
 
 #include <cstdint>
 
 #include "avx2_sums.h"
 #include "gemm_half_kernels.h"
+#include "tile_prefetch.h"
 
 namespace hwinfer::cpu {
 
 namespace {
-
-// Software prefetch distance along a weight row. The hardware prefetchers keep up with rows of
-// 4 KiB, but fall behind on longer ones (k = 5632 f16 rows: 15 -> 19 GB/s on one core with it).
-constexpr int64_t kPrefetchBytes = 4096;
 
 template <bool kBf16>
 inline __m256 load8(const uint16_t* p) {
@@ -58,7 +56,7 @@ void dot_rows_r(const float* a, int64_t lda, const uint16_t* b_row, int64_t k, f
   }
   int64_t l = 0;
   for (; l + 32 <= k; l += 32) {
-    _mm_prefetch(reinterpret_cast<const char*>(b_row + l) + kPrefetchBytes, _MM_HINT_T0);
+    read_ahead(b_row + l);
     __m256 b[4];
     for (int v = 0; v < 4; ++v) b[v] = load8<kBf16>(b_row + l + 8 * v);
     for (int r = 0; r < R; ++r) {

@@ -26,8 +26,6 @@
 namespace hwinfer::cpu {
 namespace {
 
-// Software prefetch distance along a weight row (as gemm_half_avx2.cpp).
-constexpr int64_t kTilePrefetchBytes = 4096;
 constexpr int kTileM = 4;  // rows of a per tile
 constexpr int kTileN = 6;  // weight rows per tile
 
@@ -46,10 +44,7 @@ void tile_rm_rn(const typename Step::A* a, int64_t lda, const uint16_t* b, int64
     if (spread.active()) {
       spread.step();
     } else {
-      for (int j = 0; j < RN; ++j) {
-        _mm_prefetch(reinterpret_cast<const char*>(b + j * ldb + l) + kTilePrefetchBytes,
-                     _MM_HINT_T0);
-      }
+      for (int j = 0; j < RN; ++j) read_ahead(b + j * ldb + l);
     }
     for (int j = 0; j < RN; ++j) w[j] = Step::load_w(b + j * ldb + l);
     for (int r = 0; r < RM; ++r) {

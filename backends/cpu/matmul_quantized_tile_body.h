@@ -55,13 +55,6 @@ inline float tile_scale(const uint8_t* block) {
 
 // ---- Q8_0 ----------------------------------------------------------------------------------
 
-// Software prefetch distance along each weight row (as the row kernels: 4 KiB ahead).
-constexpr int64_t kTilePrefetchBytes = 4096;
-
-inline void tile_prefetch(const uint8_t* p) {
-  _mm_prefetch(reinterpret_cast<const char*>(p) + kTilePrefetchBytes, _MM_HINT_T0);
-}
-
 // acc[r][j] += d_w d_x dot(x row r block b, weight row j block b).
 // AVX2: maddubs wants its unsigned operand first, so the weights' signs move onto x (|w| times
 // sign(x, w)). VNNI: x + 128 (unsigned) against w as it is, the int32 sums starting from
@@ -121,8 +114,8 @@ void tile_q8_0_block(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w, int
     } else {
       for (int j = 0; j < RN; ++j) {
         const uint8_t* block = w + j * w_row_bytes + b * kTileQ8Bytes;
-        tile_prefetch(block);
-        tile_prefetch(block + 64);
+        read_ahead(block);
+        read_ahead(block + 64);
       }
     }
     q8_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b, acc0);
@@ -214,8 +207,8 @@ void tile_q4_0_block(const XQuadQ4* xq, int64_t x_stride, const uint8_t* w, int6
   for (; b + 4 <= blocks; b += 4) {
     for (int j = 0; j < RN; ++j) {
       const uint8_t* block = w + j * w_row_bytes + b * kTileQ4Bytes;
-      tile_prefetch(block);
-      tile_prefetch(block + 64);
+      read_ahead(block);
+      read_ahead(block + 64);
     }
     q4_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b, true, acc0);
     q4_0_step<kVnni, RM, RN>(xq, x_stride, w, w_row_bytes, b + 2, true, acc1);

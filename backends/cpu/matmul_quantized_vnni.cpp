@@ -64,8 +64,8 @@ void pair_q8_0_block(const XBlockQ8* xq, int64_t x_stride, const uint8_t* w, int
     for (int j = 0; j < RN; ++j) {
       const uint8_t* block = w + j * w_row_bytes + b * kTileQ8Bytes;
       if constexpr (!kAhead) {
-        tile_prefetch(block);
-        tile_prefetch(block + 64);
+        read_ahead(block);
+        read_ahead(block + 64);
       }
       pairs[j] = load_q8_pair(block);
     }
@@ -163,8 +163,8 @@ void quad_q4_0_block(const XQuadQ4* xq, int64_t x_stride, const uint8_t* w, int6
     Q4Quad quads[RN];
     for (int j = 0; j < RN; ++j) {
       const uint8_t* block = w + j * w_row_bytes + b * kTileQ4Bytes;
-      tile_prefetch(block);
-      tile_prefetch(block + 64);
+      read_ahead(block);
+      read_ahead(block + 64);
       quads[j] = load_q4_quad(block);
     }
     for (int r = 0; r < RM; ++r) {

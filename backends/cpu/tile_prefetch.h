@@ -1,9 +1,11 @@
-// tile_prefetch.h — the software prefetch that overlaps the register tiles' memory traffic with
-// their multiplies. When several tiles of rows of a (or x) run over the same few weight rows, the
-// first reads those rows from memory and the later ones find them in L1; the later ones then
-// prefetch the next weight rows, spread over their steps, so that the first tile of the next
-// block does not wait on memory. Internal linkage only: included from files built with different
-// instruction sets (only _mm_prefetch, SSE, is used).
+// tile_prefetch.h — the software prefetches of the CPU matmul kernels. A kernel streaming weight
+// rows reads 4 KiB ahead along them: the hardware prefetchers keep up with rows of 4 KiB but fall
+// behind on longer ones (k = 5632 f16 rows: 15 -> 19 GB/s on one core with it). And when several
+// register tiles of rows of a (or x) run over the same few weight rows, the first reads those
+// rows from memory and the later ones find them in L1; the later ones then prefetch the next
+// weight rows, spread over their steps, so that memory works while they multiply and the first
+// tile of the next block does not wait. Internal linkage only: included from files built with
+// different instruction sets (only _mm_prefetch, SSE, is used).
 #ifndef HWINFER_BACKENDS_CPU_TILE_PREFETCH_H_
 #define HWINFER_BACKENDS_CPU_TILE_PREFETCH_H_
 
@@ -13,6 +15,13 @@
 
 namespace hwinfer::cpu {
 namespace {
+
+constexpr int64_t kReadAheadBytes = 4096;
+
+// Prefetches (into L1) the line kReadAheadBytes past |p|, along the weight row |p| is in.
+inline void read_ahead(const void* p) {
+  _mm_prefetch(static_cast<const char*>(p) + kReadAheadBytes, _MM_HINT_T0);
+}
 
 // Bytes [begin, end) a tile prefetches for a later one; begin == nullptr: none (the tile reads
 // ahead along its own weight rows instead).
